@@ -1,0 +1,26 @@
+# Quickstart: `make demo`, `make test`. Each target builds .venv when missing.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test,privacy,data]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/bandsim run dp-se --instance C1,C2,C3,C4 --arms 5 --epsilon 0.25 \
+		--horizon 5e7 --runs 10000 --seed 1
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m pytest benchmarks -q --benchmark-only --benchmark-columns=min,median,max,rounds
+
+clean:
+	rm -rf $(VENV) .pytest_cache .benchmarks

@@ -1,0 +1,25 @@
+"""The algorithm catalogue: canonical name → :class:`Algorithm`."""
+from ..errors import ConfigError
+from .base import REQUIRED, Algorithm, Plan
+from .batched import BATCH_SE
+from .central import DP_SE
+
+ALGORITHMS = {a.name: a for a in (DP_SE, BATCH_SE)}
+
+
+def get(name):
+    """The catalogue entry for ``name``.
+
+    Raises
+    ------
+    ConfigError
+        If ``name`` is not a known algorithm.
+    """
+    try:
+        return ALGORITHMS[name]
+    except KeyError:
+        raise ConfigError("algorithm", name,
+                          f"must be one of {', '.join(ALGORITHMS)}") from None
+
+
+__all__ = ["ALGORITHMS", "Algorithm", "Plan", "REQUIRED", "get"]

@@ -1,0 +1,163 @@
+"""What an algorithm is to bandsim: a name, its parameters, and a plan for an engine.
+
+An :class:`Algorithm` turns a resolved configuration into a :class:`Plan`: the
+tables one kernel engine needs (batch sizes, widths, mechanism parameters per
+stage and number of active arms). All constants are derived here, in plain
+Python, with the seed's equation cited where they are defined.
+"""
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..errors import ConfigError, check_range
+
+REQUIRED = object()
+
+
+@dataclass
+class Plan:
+    """Tables for the elimination engine (:func:`kernels.elimination.run_shard`).
+
+    Attributes
+    ----------
+    batch : int64 (S, K + 1)
+        Pulls per active arm in stage s with k active arms.
+    width : float64 (S, K + 1)
+        Elimination threshold on differences of estimated means.
+    mech : int
+        Mechanism code of :mod:`kernels.protocols`.
+    fpar : float64 (S, K + 1, F); ipar : int64 (S, K + 1, I)
+        Mechanism parameters.
+    order : int
+        Pull order code of :mod:`kernels.regret`.
+    cumulative : bool
+        Pool estimates over all batches.
+    stages : list of dict
+        Human-readable per-stage parameters (at k = K) for reports.
+    """
+
+    batch: np.ndarray
+    width: np.ndarray
+    mech: int
+    fpar: np.ndarray
+    ipar: np.ndarray
+    order: int
+    cumulative: bool = False
+    stages: list = field(default_factory=list)
+    engine: str = "elimination"
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """An entry of the algorithm catalogue (DESIGN.md).
+
+    Attributes
+    ----------
+    name : str
+        Canonical name, e.g. ``dp-se``.
+    summary : str
+        One line for ``bandsim list``.
+    trust : str
+        Trust model and guarantee, e.g. ``central ε-DP``.
+    reference : str
+        Seed file and algorithm/theorem.
+    params : dict
+        Parameter name → default (``REQUIRED`` if it has none). Defaults may
+        be callables of the horizon T (e.g. β = 1/T).
+    plan : callable (params: dict, arms: int, horizon: int) -> Plan
+    """
+
+    name: str
+    summary: str
+    trust: str
+    reference: str
+    params: dict
+    plan: Callable
+
+    def resolve(self, given, horizon):
+        """Validated parameter values: ``given`` completed with the defaults.
+
+        Raises
+        ------
+        ConfigError
+            A required parameter is missing, an unknown one is given, or a
+            value is out of its range.
+        """
+        unknown = sorted(set(given) - set(self.params))
+        if unknown:
+            takes = ", ".join(self.params) or "no parameters"
+            raise ConfigError(unknown[0], given[unknown[0]],
+                              f"{self.name} does not take it (it takes: {takes})")
+        out = {}
+        for name, default in self.params.items():
+            value = given.get(name)
+            if value is None:
+                if default is REQUIRED:
+                    raise ConfigError(name, None, f"{self.name} requires it")
+                value = default(horizon) if callable(default) else default
+            out[name] = validate_param(name, value)
+        return out
+
+
+#: Allowed ranges of the algorithm parameters.
+PARAM_RANGES = {
+    "epsilon": (0.0, None, "privacy level ε per batch/epoch"),
+    "delta": (0.0, 1.0, "δ of (ε, δ)-DP"),
+    "beta": (0.0, 1.0, "confidence β (failure probability)"),
+    "p": (0.0, 1.0, "confidence p (failure probability)"),
+    "growth": (1.0, None, "batch growth factor η of l(b) = η^b"),
+}
+
+
+def validate_param(name, value):
+    """Validate one algorithm parameter against :data:`PARAM_RANGES`."""
+    if name == "scale":
+        return check_range("scale", value, 1.0, None, lo_open=False)
+    lo, hi, _ = PARAM_RANGES.get(name, (None, None, ""))
+    return check_range(name, value, lo, hi)
+
+
+def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1):
+    """Evaluate ``stage(s, k)`` for every stage a run can reach and every k.
+
+    Parameters
+    ----------
+    arms : int
+        K.
+    horizon : int
+        T. Tables cover stages until even the cheapest path (the smallest
+        k·n over k ≥ 2 in every stage) has spent T pulls.
+    stage : callable (s, k) -> (n, width, fpar, ipar, info)
+        Per-stage parameters for stage s (0-based) with k ≥ 2 active arms:
+        pulls per arm, elimination width, mechanism parameter sequences and a
+        dict for reports.
+
+    Returns
+    -------
+    batch, width, fpar, ipar, stages
+        As in :class:`Plan`.
+    """
+    rows = []
+    spent = 0
+    s = 0
+    while spent < horizon:
+        row = [stage(s, k) for k in range(2, arms + 1)]
+        rows.append(row)
+        spent += min(k * r[0] for k, r in zip(range(2, arms + 1), row))
+        s += 1
+        if s > 10_000:
+            raise ConfigError("horizon", horizon, "too long for the batch schedule")
+    n_stages = len(rows)
+    batch = np.ones((n_stages, arms + 1), np.int64)
+    width = np.zeros((n_stages, arms + 1))
+    fpar = np.zeros((n_stages, arms + 1, n_fpar))
+    ipar = np.zeros((n_stages, arms + 1, n_ipar), np.int64)
+    for s, row in enumerate(rows):
+        for k, (n, w, fp, ip, _) in zip(range(2, arms + 1), row):
+            batch[s, k] = n
+            width[s, k] = w
+            fpar[s, k, :len(fp)] = fp
+            ipar[s, k, :len(ip)] = ip
+    stages = [dict(stage=s + 1, **row[-1][4]) for s, row in enumerate(rows)]
+    return batch, width, fpar, ipar, stages

@@ -1,0 +1,225 @@
+"""Bandit instances: arm means and reward models.
+
+Named instances
+---------------
+``C1``–``C4``
+    The thesis instances (seed 001, Chapter 6), for any K ≥ 2, from their
+    formulas: C1 = {0.75, 0.7, …, 0.7}; C2 linear from 0.75 to 0.25;
+    C3 μ_i = a (i − K)² + c convex, C4 μ_i = a (i − 1)² + c concave, both with
+    μ_1 = 0.75 and μ_K = 0.25. (The thesis prints 0.525 for the second arm of
+    C2 and the third of C4 at K = 5; its formulas give 0.625; see
+    docs/fidelity.md.)
+``easy`` / ``hard``
+    Means i.i.d. U[0.25, 0.75] / U[0.45, 0.55], one instance per run, drawn
+    from the instance stream of the root seed (seed 003, Section 7; seed 004
+    Section 6 after Vaswani et al. 2020).
+explicit means
+    ``means=[0.9, 0.8, …]``.
+
+Reward models
+-------------
+``bernoulli``
+    rewards in {0, 1} with mean μ.
+``gaussian``
+    X = clip(N(μ, σ²), 0, 1), σ = 0.1 by default (seed 003, Section 7). The
+    pseudo-regret uses the true means E[X], which differ from μ only by the
+    clipping (negligible inside [0.25, 0.75] at σ = 0.1).
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import ConfigError, check_int, check_range
+
+NAMED = {
+    "C1": "thesis C1: {0.75, 0.7, ..., 0.7} (all gaps 0.05)",
+    "C2": "thesis C2: linear from 0.75 to 0.25",
+    "C3": "thesis C3: convex quadratic a(i-K)^2 + c from 0.75 to 0.25",
+    "C4": "thesis C4: concave quadratic a(i-1)^2 + c from 0.75 to 0.25",
+    "easy": "means iid U[0.25, 0.75], one instance per run",
+    "hard": "means iid U[0.45, 0.55], one instance per run",
+}
+RANDOM_RANGES = {"easy": (0.25, 0.75), "hard": (0.45, 0.55)}
+REWARDS = ("bernoulli", "gaussian")
+
+GAUSSIAN_NOTE = (
+    "per-user (exact) for batches of at most GAUSSIAN_EXACT_MAX_N users; above, the "
+    "moment-matched normal N(n E[X], n Var[X]) clipped to [0, n] (Kolmogorov distance "
+    "bounded by gaussian_clt_kolmogorov_bound)"
+)
+
+#: Berry–Esseen constant for i.i.d. sums (Shevtsova 2011).
+BERRY_ESSEEN_C = 0.4748
+
+
+def thesis_means(name, arms):
+    """Means of the thesis instance ``C1``…``C4`` with ``arms`` arms.
+
+    Returns
+    -------
+    float64 (arms,)
+
+    References
+    ----------
+    seed 001, Chapter 6 ("Setting and Experiments").
+    """
+    i = np.arange(1, arms + 1, dtype=np.float64)
+    k = float(arms)
+    if name == "C1":
+        return np.where(i == 1, 0.75, 0.7)
+    if name == "C2":
+        return 0.75 - 0.5 * (i - 1) / (k - 1)
+    if name == "C3":
+        return 0.25 + 0.5 * (i - k) ** 2 / (k - 1) ** 2
+    if name == "C4":
+        return 0.75 - 0.5 * (i - 1) ** 2 / (k - 1) ** 2
+    raise ConfigError("instance", name, f"must be one of {', '.join(NAMED)}")
+
+
+def clipped_gaussian_moments(mu, sigma):
+    """Mean and variance of clip(N(mu, sigma²), 0, 1), elementwise (float64 arrays)."""
+    from scipy.stats import norm
+
+    mu = np.asarray(mu, dtype=np.float64)
+    a = (0.0 - mu) / sigma
+    b = (1.0 - mu) / sigma
+    pa, pb = norm.pdf(a), norm.pdf(b)
+    mass = norm.cdf(b) - norm.cdf(a)
+    upper = norm.sf(b)
+    m1 = mu * mass + sigma * (pa - pb) + upper
+    m2 = ((mu**2 + sigma**2) * mass + 2 * mu * sigma * (pa - pb)
+          + sigma**2 * (a * pa - b * pb) + upper)
+    return m1, np.maximum(m2 - m1**2, 0.0)
+
+
+def berry_esseen_bound(mu, sigma, n):
+    """Largest Kolmogorov distance, over the given locations, between the sum of
+    ``n`` clipped Gaussian rewards and its moment-matched normal (Berry–Esseen)."""
+    from scipy import integrate
+    from scipy.stats import norm
+
+    locs = np.unique(np.asarray(mu, dtype=np.float64))
+    if locs.size > 64:  # the bound is smooth in the location: a grid suffices
+        locs = np.linspace(locs[0], locs[-1], 64)
+    worst = 0.0
+    for m in locs:
+        mean, var = clipped_gaussian_moments(m, sigma)
+        f = lambda y: abs(min(max(y, 0.0), 1.0) - mean) ** 3 * norm.pdf(y, m, sigma)  # noqa: E731
+        rho = integrate.quad(f, m - 12 * sigma, m + 12 * sigma, limit=200)[0]
+        worst = max(worst, BERRY_ESSEEN_C * rho / (var ** 1.5 * np.sqrt(n)))
+    return float(worst)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A resolved bandit instance.
+
+    Attributes
+    ----------
+    name : str
+        ``C1``…``C4``, ``easy``, ``hard`` or ``means``.
+    rewards : str
+        ``bernoulli`` or ``gaussian``.
+    location : float64 (K,) or (R, K)
+        The arm parameter μ (Bernoulli mean, Gaussian location); one row per
+        run for random instances.
+    sigma : float
+        Standard deviation of the Gaussian before clipping (unused for Bernoulli).
+    """
+
+    name: str
+    rewards: str
+    location: np.ndarray
+    sigma: float = 0.1
+
+    @property
+    def arms(self):
+        return self.location.shape[-1]
+
+    @property
+    def means(self):
+        """True mean rewards, same shape as ``location``."""
+        if self.rewards == "bernoulli":
+            return self.location
+        return clipped_gaussian_moments(self.location, self.sigma)[0]
+
+    def per_run(self, runs):
+        """Means, gaps and kernel reward parameters for ``runs`` runs.
+
+        Returns
+        -------
+        means : float64 (runs, K)
+        gaps : float64 (runs, K)
+            Δ_a = max_b μ_b − μ_a.
+        rcode : int
+        rpar : float64 (runs, K, P)
+        """
+        from kernels import rewards as kr
+
+        loc = np.broadcast_to(self.location, (runs, self.arms))
+        if self.rewards == "bernoulli":
+            means = np.ascontiguousarray(loc, dtype=np.float64)
+            rpar = means[:, :, None].copy()
+            rcode = kr.BERNOULLI
+        else:
+            m1, var = clipped_gaussian_moments(loc, self.sigma)
+            means = np.ascontiguousarray(m1)
+            rpar = np.stack([loc, np.full_like(loc, self.sigma), m1, var], axis=-1)
+            rcode = kr.CLIPPED_GAUSSIAN
+        gaps = means.max(axis=1, keepdims=True) - means
+        return means, np.ascontiguousarray(gaps), rcode, np.ascontiguousarray(rpar)
+
+
+def make_instance(instance=None, arms=None, runs=1, rewards="bernoulli", sigma=0.1,
+                  means=None, rng=None):
+    """Resolve an instance description into an :class:`Instance`.
+
+    Parameters
+    ----------
+    instance : str, optional
+        ``C1``–``C4``, ``easy`` or ``hard``. Ignored when ``means`` is given.
+    arms : int, optional
+        K ≥ 2 (required for named instances).
+    runs : int
+        Runs to draw random instances for.
+    rewards : {"bernoulli", "gaussian"}
+    sigma : float
+        σ of the clipped Gaussian, in (0, ∞).
+    means : sequence of float, optional
+        Explicit arm means in [0, 1].
+    rng : numpy.random.Generator, optional
+        Source of the random instances (``easy``/``hard``).
+
+    Raises
+    ------
+    ConfigError
+        Unknown instance name, K < 2, means outside [0, 1], σ ≤ 0, unknown
+        reward model.
+    """
+    if rewards not in REWARDS:
+        raise ConfigError("rewards", rewards, f"must be one of {', '.join(REWARDS)}")
+    sigma = check_range("sigma", sigma, 0.0, None)
+    if means is not None:
+        loc = np.asarray(means, dtype=np.float64).ravel()
+        if loc.size < 2:
+            raise ConfigError("means", list(loc), "needs at least 2 arms")
+        if arms is not None and int(arms) != loc.size:
+            raise ConfigError("arms", arms, f"must equal the number of means ({loc.size})")
+        bad = loc[~((loc >= 0) & (loc <= 1))]
+        if bad.size:
+            raise ConfigError("means", float(bad[0]), "every mean must lie in [0, 1]")
+        return Instance("means", rewards, loc, sigma)
+    if instance is None:
+        raise ConfigError("instance", None, f"give one of {', '.join(NAMED)} or explicit means")
+    if instance not in NAMED:
+        raise ConfigError("instance", instance, f"must be one of {', '.join(NAMED)}")
+    if arms is None:
+        raise ConfigError("arms", None, "K is required for a named instance")
+    arms = check_int("arms", arms, 2, 10_000)
+    if instance in RANDOM_RANGES:
+        lo, hi = RANDOM_RANGES[instance]
+        rng = np.random.default_rng() if rng is None else rng
+        loc = rng.uniform(lo, hi, size=(runs, arms))
+    else:
+        loc = thesis_means(instance, arms)
+    return Instance(instance, rewards, loc, sigma)

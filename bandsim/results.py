@@ -1,0 +1,151 @@
+"""Simulation results, their summary statistics and their Parquet form.
+
+Parquet layout (docs/results.md): one row per run with fixed-size list
+columns ``pseudo_regret`` (float64 × C), ``pulls`` (int64 × K),
+``elimination_time`` (int64 × K), ``means`` (float64 × K); the schema metadata
+holds ``bandsim.config`` (JSON of the resolved configuration, seed included),
+``bandsim.checkpoints`` (JSON list) and ``bandsim.versions``.
+"""
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+Z95 = 1.959963984540054  # standard normal 97.5 % quantile
+
+
+def mean_ci(x):
+    """Mean and half-width of its normal-approximation 95 % confidence interval."""
+    x = np.asarray(x, dtype=np.float64)
+    n = x.size
+    m = float(x.mean())
+    half = float(Z95 * x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    return m, half
+
+
+@dataclass
+class Result:
+    """The outcome of :func:`bandsim.simulate`.
+
+    Attributes
+    ----------
+    checkpoints : int64 (C,)
+        Times at which pseudo-regret is recorded; the last one is T.
+    pseudo_regret : float64 (runs, C)
+        Σ_a Δ_a N_a(t) at each checkpoint.
+    pulls : int64 (runs, K)
+        N_a(T).
+    elimination_time : int64 (runs, K)
+        Time at which each arm was eliminated, −1 if never.
+    means : float64 (runs, K)
+        True mean rewards of each run's instance.
+    config : dict
+        The full resolved configuration (algorithm, instance, parameters,
+        seed, shard size, per-stage parameters).
+    versions : dict
+        bandsim, numpy, numba versions that produced the result.
+    """
+
+    checkpoints: np.ndarray
+    pseudo_regret: np.ndarray
+    pulls: np.ndarray
+    elimination_time: np.ndarray
+    means: np.ndarray
+    config: dict
+    versions: dict = field(default_factory=dict)
+
+    @property
+    def runs(self):
+        return self.pseudo_regret.shape[0]
+
+    @property
+    def horizon(self):
+        return int(self.checkpoints[-1])
+
+    def summary(self):
+        """Summary statistics of the final pseudo-regret.
+
+        Returns
+        -------
+        dict
+            ``runs``, ``horizon``, ``regret_mean``, ``regret_ci95`` (half-width),
+            ``regret_median``, ``time_avg_regret_mean`` (Reg(T)/T),
+            ``time_avg_regret_ci95``, ``pulls_mean`` (list over arms).
+        """
+        final = self.pseudo_regret[:, -1]
+        m, h = mean_ci(final)
+        T = self.horizon
+        return {
+            "algorithm": self.config.get("algorithm"),
+            "instance": self.config.get("instance"),
+            "arms": int(self.pulls.shape[1]),
+            "epsilon": self.config.get("params", {}).get("epsilon"),
+            "runs": int(self.runs),
+            "horizon": T,
+            "regret_mean": m,
+            "regret_ci95": h,
+            "regret_median": float(np.median(final)),
+            "time_avg_regret_mean": m / T,
+            "time_avg_regret_ci95": h / T,
+            "pulls_mean": self.pulls.mean(axis=0).tolist(),
+        }
+
+    def mean_regret_curve(self):
+        """Mean pseudo-regret over runs at each checkpoint, float64 (C,)."""
+        return self.pseudo_regret.mean(axis=0)
+
+    def to_parquet(self, path):
+        """Write the result to ``path`` (Parquet via pyarrow); lossless."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        def col(a, typ):
+            a = np.ascontiguousarray(a)
+            flat = pa.array(a.ravel(), type=typ)
+            return pa.FixedSizeListArray.from_arrays(flat, a.shape[1])
+
+        table = pa.table({
+            "run": pa.array(np.arange(self.runs, dtype=np.int64)),
+            "pseudo_regret": col(self.pseudo_regret, pa.float64()),
+            "pulls": col(self.pulls, pa.int64()),
+            "elimination_time": col(self.elimination_time, pa.int64()),
+            "means": col(self.means, pa.float64()),
+        })
+        meta = {
+            b"bandsim.config": json.dumps(self.config).encode(),
+            b"bandsim.checkpoints": json.dumps(self.checkpoints.tolist()).encode(),
+            b"bandsim.versions": json.dumps(self.versions).encode(),
+        }
+        pq.write_table(table.replace_schema_metadata(meta), path)
+
+    @classmethod
+    def from_parquet(cls, path):
+        """Read a result written by :meth:`to_parquet`.
+
+        Raises
+        ------
+        ValueError
+            If the file carries no bandsim metadata.
+        """
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(path)
+        meta = table.schema.metadata or {}
+        if b"bandsim.config" not in meta:
+            raise ValueError(f"{path} is not a bandsim result (no bandsim.config metadata)")
+
+        def arr(name, dtype):
+            c = table.column(name).combine_chunks()
+            width = c.type.list_size
+            flat = c.flatten().to_numpy(zero_copy_only=False)
+            return np.ascontiguousarray(flat.reshape(-1, width), dtype=dtype)
+
+        return cls(
+            checkpoints=np.array(json.loads(meta[b"bandsim.checkpoints"]), dtype=np.int64),
+            pseudo_regret=arr("pseudo_regret", np.float64),
+            pulls=arr("pulls", np.int64),
+            elimination_time=arr("elimination_time", np.int64),
+            means=arr("means", np.float64),
+            config=json.loads(meta[b"bandsim.config"]),
+            versions=json.loads(meta[b"bandsim.versions"]),
+        )

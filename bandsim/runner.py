@@ -1,0 +1,213 @@
+"""``simulate``: resolve a configuration, plan it, run it in shards, collect a Result.
+
+Randomness (DESIGN.md rule 5): the root seed feeds a
+``numpy.random.SeedSequence``; its first child draws random instances, its
+second is split into one child per fixed shard of ``SHARD_RUNS`` runs, and
+each shard gets its own ``numpy.random.Generator``. Shards run on a pool of
+Python threads (the kernels release the GIL); each shard writes only its own
+rows, so results are bit-identical for any number of threads.
+"""
+import os
+import secrets
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from . import algorithms
+from .errors import ConfigError, check_int
+from .instances import GAUSSIAN_NOTE, berry_esseen_bound, make_instance
+from .results import Result
+
+#: Runs per shard (and per Generator). Part of the configuration: results
+#: depend on it, never on the number of threads.
+SHARD_RUNS = 64
+MAX_HORIZON = 10**10
+
+
+def default_checkpoints(horizon, n=128):
+    """About ``n`` checkpoints: half log-spaced from 1, half evenly spaced, last = T.
+
+    Returns
+    -------
+    int64 (C,)
+    """
+    half = n // 2
+    geo = np.geomspace(1, horizon, half)
+    lin = np.linspace(horizon / half, horizon, half)
+    c = np.unique(np.round(np.concatenate([geo, lin])).astype(np.int64))
+    c = c[(c >= 1) & (c <= horizon)]
+    if c[-1] != horizon:
+        c = np.append(c, horizon)
+    return c
+
+
+def resolve_checkpoints(checkpoints, horizon):
+    """Validate user checkpoints: increasing integers in [1, T]; T is appended."""
+    if checkpoints is None:
+        return default_checkpoints(horizon)
+    if np.isscalar(checkpoints):
+        return default_checkpoints(horizon, check_int("checkpoints", checkpoints, 2, 100_000))
+    c = np.asarray(checkpoints, dtype=np.float64).ravel()
+    if c.size == 0 or np.any(c != np.round(c)) or np.any(c < 1) or np.any(c > horizon):
+        raise ConfigError("checkpoints", list(checkpoints)[:5],
+                          f"must be integers in [1, horizon={horizon}]")
+    c = np.unique(c.astype(np.int64))
+    if c[-1] != horizon:
+        c = np.append(c, horizon)
+    return c
+
+
+def versions():
+    """Versions of bandsim and of the libraries that shape its numbers."""
+    import numba
+
+    from . import __version__
+
+    return {"bandsim": __version__, "numpy": np.__version__, "numba": numba.__version__}
+
+
+def simulate(algorithm, *, progress=None, **options):
+    """Simulate ``runs`` independent runs of a bandit algorithm.
+
+    Parameters
+    ----------
+    algorithm : str
+        Canonical name (``bandsim list``), e.g. ``"dp-se"``.
+    progress : callable (runs_done: int) -> None, optional
+        Called after every finished shard.
+
+    Other Parameters
+    ----------------
+    instance : str, optional
+        ``C1``–``C4``, ``easy``, ``hard`` (see :mod:`bandsim.instances`).
+    arms : int, optional
+        K ≥ 2.
+    horizon : int
+        T ≥ K, total pulls per run (floats such as ``5e7`` are accepted when
+        integral), at most 10¹⁰.
+    runs : int
+        Independent runs, ≥ 1.
+    seed : int, optional
+        Root seed; drawn from the OS and recorded in the config when omitted.
+    rewards : {"bernoulli", "gaussian"}
+    sigma : float
+        σ of clipped Gaussian rewards.
+    means : sequence of float, optional
+        Explicit arm means in [0, 1] (instead of ``instance``).
+    checkpoints : int or sequence of int, optional
+        Number of default checkpoints, or explicit times in [1, T].
+    threads : int, optional
+        Worker threads (default: CPU count). Results do not depend on it.
+    **params
+        Algorithm parameters: ``epsilon`` (ε per batch/epoch), ``beta``,
+        ``p``, ``growth``, … as listed by ``bandsim list``.
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    ConfigError
+        On any invalid input, before simulation work starts.
+    """
+    return prepare(algorithm, **options).run(progress)
+
+
+class Prepared:
+    """A validated, planned simulation, ready to :meth:`run`."""
+
+    def __init__(self, config, plan, inst, checkpoints, threads):
+        self.config, self.plan, self.inst = config, plan, inst
+        self.checkpoints, self.threads = checkpoints, threads
+
+    def run(self, progress=None):
+        """Simulate; ``progress(runs_done)`` is called after each shard."""
+        return _execute(self, progress)
+
+
+def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=None,
+            rewards="bernoulli", sigma=0.1, means=None, checkpoints=None,
+            threads=None, **params):
+    """Validate and plan a simulation without running it (see :func:`simulate`).
+
+    Raises
+    ------
+    ConfigError
+        On any invalid input.
+    """
+    algo = algorithms.get(algorithm)
+    runs = check_int("runs", runs, 1, 10**8)
+    horizon = check_int("horizon", horizon, 2, MAX_HORIZON)
+    seed = secrets.randbits(63) if seed is None else check_int("seed", seed, 0)
+    threads = os.cpu_count() if threads is None else check_int("threads", threads, 1, 1024)
+    resolved = algo.resolve({k: v for k, v in params.items() if v is not None}, horizon)
+
+    inst_ss = np.random.SeedSequence(seed).spawn(2)[0]
+    inst = make_instance(instance, arms, runs, rewards, sigma, means,
+                         rng=np.random.default_rng(inst_ss))
+    K = inst.arms
+    if horizon < K:
+        raise ConfigError("horizon", horizon, f"must be at least the number of arms ({K})")
+    cps = resolve_checkpoints(checkpoints, horizon)
+    plan = algo.plan(resolved, K, horizon)
+    config = {
+        "algorithm": algo.name,
+        "instance": inst.name,
+        "arms": K,
+        "rewards": inst.rewards,
+        "horizon": horizon,
+        "runs": runs,
+        "seed": seed,
+        "shard_runs": SHARD_RUNS,
+        "params": resolved,
+        "trust": algo.trust,
+        "reference": algo.reference,
+        "stages": plan.stages,
+    }
+    if inst.name == "means" or inst.location.ndim == 1:
+        config["location"] = inst.location.tolist()
+    if inst.rewards == "gaussian":
+        from kernels.rewards import GAUSSIAN_EXACT_MAX_N
+
+        config["sigma"] = inst.sigma
+        config["gaussian_batch_sum"] = GAUSSIAN_NOTE
+        config["gaussian_clt_kolmogorov_bound"] = berry_esseen_bound(
+            inst.location, inst.sigma, GAUSSIAN_EXACT_MAX_N + 1)
+    return Prepared(config, plan, inst, cps, threads)
+
+
+def _execute(prep, progress):
+    config, plan, cps, threads = prep.config, prep.plan, prep.checkpoints, prep.threads
+    runs, horizon, K = config["runs"], config["horizon"], config["arms"]
+    true_means, gaps, rcode, rpar = prep.inst.per_run(runs)
+    runs_ss = np.random.SeedSequence(config["seed"]).spawn(2)[1]
+    out_regret = np.zeros((runs, cps.size))
+    out_pulls = np.zeros((runs, K), np.int64)
+    out_elim = np.zeros((runs, K), np.int64)
+    n_shards = -(-runs // SHARD_RUNS)
+    rngs = [np.random.default_rng(ss) for ss in runs_ss.spawn(n_shards)]
+
+    from kernels.elimination import run_shard
+
+    def work(i):
+        lo, hi = i * SHARD_RUNS, min(runs, (i + 1) * SHARD_RUNS)
+        run_shard(rngs[i], gaps[lo:hi], rcode, rpar[lo:hi], horizon, plan.batch,
+                  plan.width, plan.mech, plan.fpar, plan.ipar, plan.order,
+                  plan.cumulative, cps, out_regret[lo:hi], out_pulls[lo:hi],
+                  out_elim[lo:hi])
+        return hi - lo
+
+    done = 0
+    if threads == 1 or n_shards == 1:
+        for i in range(n_shards):
+            done += work(i)
+            if progress:
+                progress(done)
+    else:
+        with ThreadPoolExecutor(max_workers=min(threads, n_shards)) as pool:
+            for n in pool.map(work, range(n_shards)):
+                done += n
+                if progress:
+                    progress(done)
+    return Result(cps, out_regret, out_pulls, out_elim, true_means, config, versions())

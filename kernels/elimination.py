@@ -1,0 +1,137 @@
+"""The batched elimination engine: one kernel for every elimination algorithm.
+
+A run proceeds in stages s = 0, 1, … (DP-SE epochs, Algorithm 1 batches).
+In stage s with k active arms every active arm gets ``batch[s, k]`` pulls;
+the analyzer's estimate of each arm's reward sum comes from
+:func:`kernels.protocols.batch_estimate`; arm a is eliminated when
+``max_b est_b − est_a > width[s, k]``. When one arm is left it is pulled
+until the horizon. A stage that would cross the horizon is cut exactly at T.
+
+All algorithm-specific numbers (batch sizes, widths, noise parameters) are
+computed in ``bandsim`` and passed in as tables indexed by (stage, k).
+
+References
+----------
+seed 001 (Sajed), Algorithm 9 (DP-SE); seed 003 (Chowdhury & Zhou),
+Algorithm 1 (batch-based successive elimination).
+"""
+import numpy as np
+
+from ._jit import jit
+from .protocols import batch_estimate
+from .regret import fill_checkpoints, fill_linear, stage_pulls, stage_regret
+
+
+@jit
+def run_shard(rng, gaps, rcode, rpar, horizon, batch, width, mech, fpar, ipar,
+              order, cumulative, checkpoints, out_regret, out_pulls, out_elim):
+    """Simulate a shard of independent runs of one elimination algorithm.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The shard's generator; runs use it one after the other.
+    gaps : float64 (R, K)
+        Suboptimality gaps Δ_a of each run's instance.
+    rcode : int
+        Reward model code (:mod:`kernels.rewards`).
+    rpar : float64 (R, K, P)
+        Reward parameters of each run's arms.
+    horizon : int64
+        T, total pulls of a run.
+    batch : int64 (S, K + 1)
+        Pulls per active arm in stage s when k arms are active.
+    width : float64 (S, K + 1)
+        Elimination threshold on the gap of estimated means.
+    mech : int
+        Mechanism code (:mod:`kernels.protocols`).
+    fpar : float64 (S, K + 1, F); ipar : int64 (S, K + 1, I)
+        Mechanism parameters per (stage, k).
+    order : int
+        Pull order inside a stage (:mod:`kernels.regret`).
+    cumulative : bool
+        If true, estimates pool all batches so far (sum of estimates over sum
+        of pulls); otherwise each stage's estimate uses that stage only.
+    checkpoints : int64 (C,)
+        Increasing times in [1, T] at which pseudo-regret is recorded.
+    out_regret : float64 (R, C)
+        Output: pseudo-regret at the checkpoints.
+    out_pulls : int64 (R, K)
+        Output: N_a(T).
+    out_elim : int64 (R, K)
+        Output: the time t at which arm a was eliminated, −1 if never.
+
+    Raises
+    ------
+    ValueError
+        If a run needs more stages than the tables hold (a bug in the
+        parameter derivation, not a user error).
+    """
+    n_runs, n_arms = gaps.shape
+    n_stages = batch.shape[0]
+    active = np.empty(n_arms, np.int64)
+    est = np.zeros(n_arms)
+    sums = np.zeros(n_arms)
+    counts = np.zeros(n_arms)
+    for r in range(n_runs):
+        g = gaps[r]
+        row = out_regret[r]
+        pulls = out_pulls[r]
+        for a in range(n_arms):
+            active[a] = a
+            pulls[a] = 0
+            out_elim[r, a] = -1
+            sums[a] = 0.0
+            counts[a] = 0.0
+        k = n_arms
+        t = 0
+        regret = 0.0
+        ci = 0
+        s = 0
+        while k > 1 and t < horizon:
+            if s >= n_stages:
+                raise ValueError("elimination engine: stage table too short")
+            n = batch[s, k]
+            length = k * n
+            if t + length >= horizon:
+                u = horizon - t
+                ci = fill_checkpoints(row, checkpoints, ci, t, horizon, regret,
+                                      order, active, k, n, g)
+                for j in range(k):
+                    pulls[active[j]] += stage_pulls(order, j, k, n, u)
+                regret += stage_regret(order, active, k, n, g, u)
+                t = horizon
+                break
+            for j in range(k):
+                a = active[j]
+                x = batch_estimate(rng, mech, rcode, rpar[r, a], n, fpar[s, k], ipar[s, k])
+                if cumulative:
+                    sums[a] += x
+                    counts[a] += n
+                    est[a] = sums[a] / counts[a]
+                else:
+                    est[a] = x / n
+                pulls[a] += n
+            ci = fill_checkpoints(row, checkpoints, ci, t, t + length, regret,
+                                  order, active, k, n, g)
+            regret += stage_regret(order, active, k, n, g, length)
+            t += length
+            best = est[active[0]]
+            for j in range(1, k):
+                if est[active[j]] > best:
+                    best = est[active[j]]
+            w = width[s, k]
+            kept = 0
+            for j in range(k):
+                a = active[j]
+                if best - est[a] > w:
+                    out_elim[r, a] = t
+                else:
+                    active[kept] = a
+                    kept += 1
+            k = kept
+            s += 1
+        if t < horizon:
+            a = active[0]
+            pulls[a] += horizon - t
+            ci = fill_linear(row, checkpoints, ci, t, regret, g[a])

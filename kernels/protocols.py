@@ -1,0 +1,44 @@
+"""Privatized batch estimates: what the analyzer learns from one batch.
+
+A mechanism travels as a small int code with a float row ``fpar`` and an int
+row ``ipar`` of parameters derived in ``bandsim`` (one row per batch size).
+:func:`batch_estimate` draws the batch's rewards and returns the analyzer's
+estimate of their sum.
+
+``NONE``
+    the exact sum (non-private baselines; identity protocol of seed 003,
+    Algorithm 1).
+``LAPLACE``
+    the exact sum plus continuous Laplace noise of scale ``fpar[0]`` (in reward
+    units of the sum). DP-SE adds Lap(1/(ε r)) to a mean of r rewards
+    (seed 001, Algorithm 9 line 16), i.e. Lap(1/ε) to the sum.
+"""
+from ._jit import jit
+from .rewards import batch_sum
+
+NONE = 0
+LAPLACE = 1
+
+
+@jit
+def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
+    """Analyzer's estimate of the sum of ``n`` rewards of one arm (float64).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    mech : int
+        Mechanism code (``NONE`` or ``LAPLACE``).
+    rcode : int
+        Reward model code, see :mod:`kernels.rewards`.
+    rpar : float64 (P,)
+        The arm's reward parameters.
+    n : int64
+        Users in the batch.
+    fpar : float64 (F,), ipar : int64 (I,)
+        Mechanism parameters for this batch size.
+    """
+    s = batch_sum(rng, rcode, rpar, n)
+    if mech == LAPLACE:
+        s += rng.laplace(0.0, fpar[0])
+    return s

@@ -1,0 +1,78 @@
+"""Exact pseudo-regret bookkeeping inside a stage of pulls.
+
+A *stage* is a batch (Algorithm 1 of Chowdhury & Zhou) or an epoch (DP-SE):
+each of the ``k`` active arms receives ``n`` pulls, in one of two orders:
+
+``ROUND_ROBIN``
+    rounds over the active arms, one pull each (seed 001, Algorithm 9 lines 9–13);
+``BLOCKS``
+    ``n`` consecutive pulls of the first active arm, then of the second, …
+    (seed 003, Algorithm 1 lines 5–10).
+
+Pseudo-regret Σ_a Δ_a N_a(t) is piecewise linear in t, so its value at any
+checkpoint inside a stage follows exactly from the order; nothing is stored
+per pull (DESIGN.md rule 4).
+"""
+from ._jit import jit
+
+ROUND_ROBIN = 0
+BLOCKS = 1
+
+
+@jit
+def stage_pulls(order, j, k, n, u):
+    """Pulls of the j-th active arm after the first ``u`` pulls of a stage (int64)."""
+    if order == ROUND_ROBIN:
+        full = u // k
+        rem = u - full * k
+        return full + (1 if j < rem else 0)
+    done = u - j * n
+    if done <= 0:
+        return 0
+    return n if done > n else done
+
+
+@jit
+def stage_regret(order, active, k, n, gaps, u):
+    """Pseudo-regret accrued by the first ``u`` pulls of a stage (float64).
+
+    Parameters
+    ----------
+    order : int
+        ``ROUND_ROBIN`` or ``BLOCKS``.
+    active : int64 (K,)
+        Indices of the active arms in pull order; the first ``k`` are used.
+    k, n, u : int64
+        Active arms, pulls per arm in the stage, pulls made so far (u ≤ k n).
+    gaps : float64 (K,)
+        Suboptimality gaps Δ_a of the run.
+    """
+    r = 0.0
+    for j in range(k):
+        r += stage_pulls(order, j, k, n, u) * gaps[active[j]]
+    return r
+
+
+@jit
+def fill_checkpoints(out, checkpoints, ci, t0, t1, regret0, order, active, k, n, gaps):
+    """Write pseudo-regret at every checkpoint in (t0, t1] of one stage.
+
+    ``out[c]`` receives the regret at time ``checkpoints[c]`` for ``c ≥ ci``
+    while ``checkpoints[c] ≤ t1``. Returns the index of the first checkpoint
+    not yet written.
+    """
+    nc = checkpoints.shape[0]
+    while ci < nc and checkpoints[ci] <= t1:
+        out[ci] = regret0 + stage_regret(order, active, k, n, gaps, checkpoints[ci] - t0)
+        ci += 1
+    return ci
+
+
+@jit
+def fill_linear(out, checkpoints, ci, t0, regret0, gap):
+    """Write regret for a single arm pulled from time t0 on, at all remaining checkpoints."""
+    nc = checkpoints.shape[0]
+    while ci < nc:
+        out[ci] = regret0 + (checkpoints[ci] - t0) * gap
+        ci += 1
+    return ci

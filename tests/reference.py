@@ -1,0 +1,100 @@
+"""Plain per-user, per-pull reference implementations (obvious code, slow).
+
+Each function simulates ONE run pull by pull, exactly as the seed's pseudocode
+reads, and returns (regret at checkpoints, N_a(T)). They share nothing with
+the kernels except the parameter derivations of ``bandsim.algorithms``.
+"""
+import numpy as np
+
+from bandsim.algorithms.batched import batch_size, confidence_radius
+from bandsim.algorithms.central import dp_se_epoch
+
+
+class Tape:
+    """Pull-by-pull bookkeeping: pseudo-regret recorded at the checkpoints."""
+
+    def __init__(self, means, horizon, checkpoints):
+        self.means = np.asarray(means, dtype=float)
+        self.gaps = self.means.max() - self.means
+        self.T = horizon
+        self.cps = list(checkpoints)
+        self.t = 0
+        self.regret = 0.0
+        self.pulls = np.zeros(len(means), dtype=np.int64)
+        self.out = []
+
+    def pull(self, rng, arm, reward):
+        """Record one pull of ``arm``; returns its reward, or None past the horizon."""
+        if self.t >= self.T:
+            return None
+        self.t += 1
+        self.pulls[arm] += 1
+        self.regret += self.gaps[arm]
+        while self.cps and self.cps[0] == self.t:
+            self.out.append(self.regret)
+            self.cps.pop(0)
+        return reward(rng, arm)
+
+    @property
+    def done(self):
+        return self.t >= self.T
+
+
+def bernoulli(means):
+    return lambda rng, a: float(rng.random() < means[a])
+
+
+def dp_se(rng, means, horizon, epsilon, beta, checkpoints, reward=None):
+    """Seed 001, Algorithm 9, one pull at a time (round-robin inside an epoch)."""
+    tape = Tape(means, horizon, checkpoints)
+    reward = reward or bernoulli(means)
+    S = list(range(len(means)))
+    epoch = 0
+    while len(S) > 1 and not tape.done:
+        epoch += 1
+        c = dp_se_epoch(epoch, len(S), epsilon, beta)
+        total = {i: 0.0 for i in S}
+        r = 0
+        while r < c["R_e"] and not tape.done:
+            r += 1
+            for i in S:
+                x = tape.pull(rng, i, reward)
+                if x is None:
+                    break
+                total[i] += x
+        if tape.done:
+            break
+        noisy = {i: total[i] / r + rng.laplace(0.0, 1.0 / (epsilon * r)) for i in S}
+        best = max(noisy.values())
+        S = [i for i in S if not best - noisy[i] > 2 * c["h_e"] + 2 * c["c_e"]]
+    while not tape.done:
+        tape.pull(rng, S[0], reward)
+    return np.array(tape.out), tape.pulls
+
+
+def batch_se(rng, means, horizon, p, growth, checkpoints, reward=None):
+    """Seed 003, Algorithm 1 with the identity protocol, one user at a time."""
+    tape = Tape(means, horizon, checkpoints)
+    reward = reward or bernoulli(means)
+    phi = list(range(len(means)))
+    b = 0
+    while len(phi) > 1 and not tape.done:
+        b += 1
+        n = batch_size(b, growth)
+        mu = {}
+        for a in phi:
+            total = 0.0
+            for _ in range(n):
+                x = tape.pull(rng, a, reward)
+                if x is None:
+                    break
+                total += x
+            mu[a] = total / n
+        if tape.done:
+            break
+        beta = confidence_radius(b, len(phi), n, p)
+        best_lcb = max(mu[a] - beta for a in phi)
+        phi = [a for a in phi if mu[a] + beta >= best_lcb]
+    while not tape.done:
+        tape.pull(rng, phi[0], reward)
+    return np.array(tape.out), tape.pulls

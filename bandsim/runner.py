@@ -188,14 +188,10 @@ def _execute(prep, progress):
     n_shards = -(-runs // SHARD_RUNS)
     rngs = [np.random.default_rng(ss) for ss in runs_ss.spawn(n_shards)]
 
-    from kernels.elimination import run_shard
-
     def work(i):
         lo, hi = i * SHARD_RUNS, min(runs, (i + 1) * SHARD_RUNS)
-        run_shard(rngs[i], gaps[lo:hi], rcode, rpar[lo:hi], horizon, plan.batch,
-                  plan.width, plan.mech, plan.fpar, plan.ipar, plan.order,
-                  plan.cumulative, cps, out_regret[lo:hi], out_pulls[lo:hi],
-                  out_elim[lo:hi])
+        plan.run_shard(rngs[i], gaps[lo:hi], rcode, rpar[lo:hi], horizon, cps,
+                       out_regret[lo:hi], out_pulls[lo:hi], out_elim[lo:hi])
         return hi - lo
 
     done = 0

@@ -19,6 +19,9 @@ REQUIRED = object()
 class Plan:
     """Tables for the elimination engine (:func:`kernels.elimination.run_shard`).
 
+    Any object with a ``run_shard`` method of the same signature and a
+    ``stages`` list can serve as a plan (per-step engines define their own).
+
     Attributes
     ----------
     batch : int64 (S, K + 1)
@@ -45,7 +48,15 @@ class Plan:
     order: int
     cumulative: bool = False
     stages: list = field(default_factory=list)
-    engine: str = "elimination"
+
+    def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
+                  out_regret, out_pulls, out_elim):
+        """Simulate one shard of runs into the output rows (see the engine)."""
+        from kernels.elimination import run_shard
+
+        run_shard(rng, gaps, rcode, rpar, horizon, self.batch, self.width, self.mech,
+                  self.fpar, self.ipar, self.order, self.cumulative, checkpoints,
+                  out_regret, out_pulls, out_elim)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,privacy,data]"
+	$(BIN)/python -m pip install --quiet -e ".[test,privacy,data,dask]"
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -8,7 +8,6 @@ import argparse
 import itertools
 import json
 import sys
-import time
 from pathlib import Path
 
 from .errors import ConfigError
@@ -70,7 +69,28 @@ def build_parser():
     run.add_argument("--out", default=None,
                      help="write Parquet: a file, or a directory when several configs run")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    rep = sub.add_parser("reproduce", help="simulate and plot one of the seeds' figures")
+    rep.add_argument("figure", help="figure name (see `bandsim list`)")
+    rep.add_argument("--out", required=True, help="output directory")
+    rep.add_argument("--runs", type=_int, default=None, help="override the paper's runs")
+    rep.add_argument("--horizon", type=_int, default=None, help="override the paper's T")
+    rep.add_argument("--seed", type=_int, default=1)
+    rep.add_argument("--instance-file", default=None, help="instance file for real-data panels")
+    rep.add_argument("--threads", type=_int, default=None)
+    _backend_args(rep)
+
+    sw = sub.add_parser("sweep", help="run a grid of simulations from a TOML study file")
+    sw.add_argument("study", help="STUDY.toml (see docs/sweeps.md)")
+    sw.add_argument("--out", required=True, help="output directory")
+    _backend_args(sw)
     return parser
+
+
+def _backend_args(p):
+    p.add_argument("--backend", default="local", help="local (default) or dask")
+    p.add_argument("--scheduler", default=None,
+                   help="Dask scheduler address (default: an in-process cluster)")
 
 
 def cmd_list(console):
@@ -94,7 +114,38 @@ def cmd_list(console):
         t.add_row(n, d)
     t.add_row("--means", "explicit arm means in [0, 1]")
     console.print(t)
-    console.print("figures: none yet (`bandsim reproduce` is planned)")
+    from .figures import FIGURES
+
+    t = Table(title="figures (bandsim reproduce FIGURE --out DIR)")
+    for c in ("name", "source", "title"):
+        t.add_column(c)
+    for f in FIGURES.values():
+        t.add_row(f.name, f.source, f.title)
+    console.print(t)
+    return 0
+
+
+def cmd_reproduce(args, console):
+    from .reproduce import reproduce
+
+    rows, skipped = reproduce(args.figure, args.out, runs=args.runs, horizon=args.horizon,
+                              seed=args.seed, instance_file=args.instance_file,
+                              threads=args.threads, console=console,
+                              backend=args.backend, scheduler=args.scheduler)
+    for note in skipped:
+        console.print(f"[yellow]skipped:[/] {note}")
+    wide_console().print(summary_table(rows, first=("panel", "label")))
+    console.print(f"wrote {args.out}/{args.figure}.png, .json and {args.figure}/*.parquet")
+    return 0
+
+
+def cmd_sweep(args, console):
+    from .sweep import sweep
+
+    rows = sweep(args.study, args.out, console=console, backend=args.backend,
+                 scheduler=args.scheduler)
+    wide_console().print(summary_table(rows, first=("job",)))
+    console.print(f"wrote {len(rows)} results and summary.parquet to {args.out}")
     return 0
 
 
@@ -141,52 +192,53 @@ def out_path(args, job, n_jobs):
     return d / (name + (f"_eps{eps:g}" if eps is not None else "") + ".parquet")
 
 
-def summary_table(rows):
+def summary_table(rows, first=()):
+    """A rich table of summary rows; ``first`` names extra leading columns."""
     from rich.table import Table
 
     t = Table(title="final pseudo-regret (mean ± 95% CI over runs)")
+    for c in first:
+        t.add_column(c)
     for c in ("algorithm", "instance", "K", "ε", "runs", "T", "regret", "median",
               "Reg(T)/T", "seconds"):
         t.add_column(c, justify="left" if c in ("algorithm", "instance") else "right")
     for s in rows:
         eps = "-" if s["epsilon"] is None else f"{s['epsilon']:g}"
-        t.add_row(s["algorithm"], s["instance"], str(s["arms"]), eps, f"{s['runs']:,}",
-                  f"{s['horizon']:.3g}", f"{s['regret_mean']:,.1f} ± {s['regret_ci95']:,.1f}",
-                  f"{s['regret_median']:,.1f}", f"{s['time_avg_regret_mean']:.3g}",
-                  f"{s['seconds']:.2f}")
+        secs = "-" if s.get("seconds") is None else f"{s['seconds']:.2f}"
+        t.add_row(*(str(s[c]) for c in first), s["algorithm"], s["instance"], str(s["arms"]),
+                  eps, f"{s['runs']:,}", f"{s['horizon']:.3g}",
+                  f"{s['regret_mean']:,.1f} ± {s['regret_ci95']:,.1f}",
+                  f"{s['regret_median']:,.1f}", f"{s['time_avg_regret_mean']:.3g}", secs)
     return t
 
 
 def cmd_run(args, console):
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from .runner import prepare
+    from .jobs import run_jobs
 
     jobs = expand(args)
-    prepared = [prepare(**job) for job in jobs]  # every error before any work
-    rows = []
-    columns = (TextColumn("{task.description}"), BarColumn(),
-               TextColumn("{task.completed:,}/{task.total:,} runs"), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False) as bar:
-        tasks = [bar.add_task(f"{j['algorithm']} {j['instance'] or 'means'}"
-                              + (f" ε={j['epsilon']:g}" if j.get("epsilon") else ""),
-                              total=j["runs"]) for j in jobs]
-        for job, prep, task in zip(jobs, prepared, tasks):
-            t0 = time.perf_counter()
-            res = prep.run(progress=lambda n, task=task: bar.update(task, completed=n))
-            s = res.summary()
-            s["seconds"] = time.perf_counter() - t0
-            s["seed"] = res.config["seed"]
-            path = out_path(args, job, len(jobs))
-            if path is not None:
-                res.to_parquet(path)
-                s["out"] = str(path)
-            rows.append(s)
-    if args.json:
+    rows = [None] * len(jobs)
+    for i, res, seconds in run_jobs(jobs, console=console):
+        rows[i] = summarize(res, seconds, out_path(args, jobs[i], len(jobs)))
+    print_rows(rows, args.json)
+    return 0
+
+
+def summarize(res, seconds, path=None):
+    """The summary row of one result; writes it to ``path`` when given."""
+    s = res.summary()
+    s["seconds"] = seconds
+    s["seed"] = res.config["seed"]
+    if path is not None:
+        res.to_parquet(path)
+        s["out"] = str(path)
+    return s
+
+
+def print_rows(rows, as_json):
+    if as_json:
         print(json.dumps(rows[0] if len(rows) == 1 else rows, indent=2))
     else:
         wide_console().print(summary_table(rows))
-    return 0
 
 
 def wide_console(stderr=False):
@@ -203,7 +255,8 @@ def main(argv=None):
     try:
         if args.command == "list":
             return cmd_list(wide_console())
-        return cmd_run(args, console)
+        return {"run": cmd_run, "reproduce": cmd_reproduce,
+                "sweep": cmd_sweep}[args.command](args, console)
     except ConfigError as e:
         console.print(f"[bold red]error:[/] {e}")
         return 2

@@ -58,3 +58,16 @@ def test_console_script_runs():
                           "--json"], capture_output=True, text=True, check=True).stdout
     s = json.loads(out)
     assert s["instance"] == "means" and np.isfinite(s["regret_mean"])
+
+
+def test_reproduce_and_sweep_commands(tmp_path, capsys):
+    assert main(["reproduce", "thesis-6.3", "--out", str(tmp_path), "--runs", "10",
+                 "--horizon", "1e4"]) == 0
+    assert (tmp_path / "thesis-6.3.png").exists()
+    study = tmp_path / "s.toml"
+    study.write_text('[study]\nhorizon = 1e4\nruns = 10\n[grid]\nalgorithm = ["batch-se"]\n'
+                     'instance = ["C1", "C2"]\narms = [3]\n')
+    assert main(["sweep", str(study), "--out", str(tmp_path / "sw")]) == 0
+    out = capsys.readouterr().out
+    assert "batch-se" in out and (tmp_path / "sw" / "summary.parquet").exists()
+    assert main(["reproduce", "nope", "--out", str(tmp_path)]) == 2

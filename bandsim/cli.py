@@ -214,7 +214,9 @@ def add_instances_parser(sub):
     bsub = build.add_subparsers(dest="kind", required=True)
     mslr = bsub.add_parser("mslr", help="MSLR-WEB10K / LETOR file: k-means clusters as "
                                         "categorical arms (relevance/4); needs bandsim[data]")
-    mslr.add_argument("path", help="LETOR text file, e.g. MSLR-WEB10K/Fold1/train.txt")
+    mslr.add_argument("path", nargs="+",
+                      help="LETOR text file(s), e.g. MSLR-WEB10K/Fold1/{train,vali,test}.txt "
+                           "(several are concatenated)")
     mslr.add_argument("--clusters", type=_int, default=50, help="K (default 50, as the paper)")
     mslr.add_argument("--seed", type=_int, default=0, help="clustering seed (default 0)")
     mslr.add_argument("--standardize", action="store_true",
@@ -284,7 +286,8 @@ def show_instance(path, as_json):
         return 0
     extra = [k for k in rows[0] if k not in ("arm", "label", "mean", "gap", "support")
              and not (k == "size" and "impressions" in rows[0])]
-    src = meta.get("provenance", {}).get("source", {}).get("path", "?")
+    src = meta.get("provenance", {}).get("source", {})
+    src = ", ".join(x.get("path", "?") for x in (src if isinstance(src, list) else [src]))
     t = Table(title=f"{meta.get('name')} ({meta.get('kind')}, {inst.rewards} rewards, "
                     f"K = {inst.arms}) from {src}")
     for c in ["arm", "label", "mean", "gap", "support"] + extra:

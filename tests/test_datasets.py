@@ -238,3 +238,17 @@ def test_obd_warns_on_non_uniform_logging_and_bad_position(tmp_path):
     assert any("not a uniform-random log" in str(x.message) for x in w)
     with pytest.raises(ConfigError, match="logged slots"):
         build_obd(src, tmp_path / "o.parquet", position=3)
+
+
+def test_several_letor_files_are_concatenated(tmp_path, capsys):
+    a = write_letor(tmp_path / "train.txt", n=400, seed=1)
+    b = tmp_path / "vali.txt"
+    b.write_text("3 qid:900 1:0.5\n1 qid:901 2:0.25\n")  # fewer features than train.txt
+    out = tmp_path / "all.parquet"
+    assert main(["instances", "build", "mslr", str(a), str(b), "--clusters", "4",
+                 "--out", str(out)]) == 0
+    table, meta = read_instance_table(out)
+    assert sum(table.column("size").to_pylist()) == 402
+    assert meta["provenance"]["rows"] == 402 and meta["provenance"]["features"] == 6
+    assert [s["path"] for s in meta["provenance"]["source"]] == [str(a), str(b)]
+    assert "train.txt, " in " ".join(capsys.readouterr().out.split())

@@ -222,8 +222,10 @@ def build_mslr(path, out, clusters=50, seed=0, max_label=4, standardize=False,
 
     Parameters
     ----------
-    path : str or Path
-        LETOR text file (see :func:`read_letor`).
+    path : str or Path, or a sequence of them
+        LETOR text file(s) (see :func:`read_letor`); several files are
+        concatenated (e.g. ``train.txt``, ``vali.txt``, ``test.txt`` of one
+        MSLR-WEB10K fold = all 1,200,192 rows the paper uses).
     out : str or Path
         Output Parquet instance file (written atomically).
     clusters : int
@@ -251,7 +253,22 @@ def build_mslr(path, out, clusters=50, seed=0, max_label=4, standardize=False,
     """
     clusters = check_int("clusters", clusters, 2, 100_000)
     seed = check_int("seed", seed, 0)
-    X, y, qid = read_letor(path, max_label)
+    paths = [path] if isinstance(path, (str, Path)) else list(path)
+    if not paths:
+        raise ConfigError("path", paths, "give at least one LETOR file")
+    parts = [read_letor(p, max_label) for p in paths]
+    if len({X.shape[1] for X, _, _ in parts}) > 1:  # a file may omit trailing features
+        d = max(X.shape[1] for X, _, _ in parts)
+        parts = [(X.__class__((X.data, X.indices, X.indptr), shape=(X.shape[0], d)), y, q)
+                 for X, y, q in parts]
+    if len(parts) == 1:
+        X, y, qid = parts[0]
+    else:
+        import scipy.sparse as sp
+
+        X = sp.vstack([X for X, _, _ in parts], format="csr")
+        y = np.concatenate([y for _, y, _ in parts])
+        qid = np.concatenate([q for _, _, q in parts])
     if X.shape[0] < clusters:
         raise ConfigError("clusters", clusters,
                           f"must be at most the number of query-url pairs ({X.shape[0]})")
@@ -274,7 +291,8 @@ def build_mslr(path, out, clusters=50, seed=0, max_label=4, standardize=False,
     qids_per = [np.unique(qid[assign == c]).size for c in kept]
     provenance = {
         "builder": "bandsim.datasets.letor.build_mslr",
-        "source": file_provenance(path),
+        "source": (file_provenance(paths[0]) if len(paths) == 1
+                   else [file_provenance(p) for p in paths]),
         "rows": int(X.shape[0]), "features": int(X.shape[1]),
         "queries": int(np.unique(qid).size),
         "reward": f"relevance / {max_label} of a uniformly random query-url pair of the cluster",

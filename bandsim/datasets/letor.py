@@ -172,6 +172,19 @@ def read_letor(path, max_label=4, dtype=np.float32):
     return X.tocsr(), y.astype(np.int64), np.asarray(qid, np.int64)
 
 
+def for_kmeans(X):
+    """X as scikit-learn's k-means takes it best: a dense array when mostly
+    non-zero (MSLR: 1.2 M × 136 float32 ≈ 650 MB), else CSR with 32-bit indices."""
+    if not hasattr(X, "tocsr"):
+        return X
+    if X.nnz > 0.3 * X.shape[0] * X.shape[1]:
+        return X.toarray()
+    X = X.tocsr()
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    return X
+
+
 def cluster_arms(X, clusters, seed, batch_size=4096, n_init=3, standardize=False):
     """Cluster the rows of X with scikit-learn's MiniBatchKMeans.
 
@@ -197,13 +210,7 @@ def cluster_arms(X, clusters, seed, batch_size=4096, n_init=3, standardize=False
     from sklearn.cluster import MiniBatchKMeans
     from sklearn.preprocessing import StandardScaler
 
-    if hasattr(X, "tocsr"):  # MSLR is dense: k-means is faster on an array
-        if X.nnz > 0.3 * X.shape[0] * X.shape[1]:
-            X = X.toarray()
-        else:  # scikit-learn's k-means takes only 32-bit sparse indices
-            X = X.tocsr()
-            X.indices = X.indices.astype(np.int32)
-            X.indptr = X.indptr.astype(np.int32)
+    X = for_kmeans(X)
     if standardize:
         X = StandardScaler(with_mean=False).fit_transform(X)
     km = MiniBatchKMeans(n_clusters=clusters, random_state=seed, batch_size=batch_size,
@@ -269,6 +276,8 @@ def build_mslr(path, out, clusters=50, seed=0, max_label=4, standardize=False,
         X = sp.vstack([X for X, _, _ in parts], format="csr")
         y = np.concatenate([y for _, y, _ in parts])
         qid = np.concatenate([q for _, _, q in parts])
+    del parts
+    X = for_kmeans(X)  # frees the (larger) sparse matrix before clustering
     if X.shape[0] < clusters:
         raise ConfigError("clusters", clusters,
                           f"must be at most the number of query-url pairs ({X.shape[0]})")

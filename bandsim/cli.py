@@ -1,4 +1,4 @@
-"""The ``bandsim`` command line: ``list`` and ``run``.
+"""The ``bandsim`` command line: ``list``, ``run`` and ``instances``.
 
 ``bandsim run`` takes comma-separated lists for ALGO, ``--instance``,
 ``--arms`` and ``--epsilon`` and simulates every combination, with a progress
@@ -52,6 +52,8 @@ def build_parser():
     run.add_argument("algorithm", help="algorithm name(s), comma-separated (see `bandsim list`)")
     run.add_argument("--instance", default=None,
                      help="C1-C4, easy, hard; comma list allowed")
+    run.add_argument("--instance-file", default=None,
+                     help="an instance file built from data (`bandsim instances build`)")
     run.add_argument("--means", type=_floats, default=None,
                      help="explicit arm means, e.g. 0.9,0.8,0.8")
     run.add_argument("--arms", type=_ints, default=None, help="K; comma list allowed")
@@ -84,6 +86,7 @@ def build_parser():
     sw.add_argument("study", help="STUDY.toml (see docs/sweeps.md)")
     sw.add_argument("--out", required=True, help="output directory")
     _backend_args(sw)
+    add_instances_parser(sub)
     return parser
 
 
@@ -113,6 +116,7 @@ def cmd_list(console):
     for n, d in NAMED.items():
         t.add_row(n, d)
     t.add_row("--means", "explicit arm means in [0, 1]")
+    t.add_row("--instance-file", "an instance file built from data (`bandsim instances build`)")
     console.print(t)
     from .figures import FIGURES
 
@@ -154,9 +158,11 @@ def expand(args):
     from . import algorithms
 
     algos = [algorithms.get(a.strip()) for a in args.algorithm.split(",") if a.strip()]
-    instances = [None] if args.means else (args.instance or "").split(",")
-    if not args.means and args.instance is None:
-        raise ConfigError("instance", None, "give --instance (C1-C4, easy, hard) or --means")
+    given_inst = args.means or args.instance_file
+    instances = [None] if given_inst else (args.instance or "").split(",")
+    if not given_inst and args.instance is None:
+        raise ConfigError("instance", None,
+                          "give --instance (C1-C4, easy, hard), --means or --instance-file")
     arms = args.arms or [None]
     given = {n: getattr(args, n) for n in PARAM_FLAGS if getattr(args, n) is not None}
     for name in given:
@@ -175,12 +181,15 @@ def expand(args):
         seen.add(key)
         jobs.append(dict(algorithm=algo.name, instance=inst and inst.strip(), arms=k,
                          means=args.means, rewards=args.rewards, sigma=args.sigma,
+                         instance_file=args.instance_file,
                          horizon=args.horizon, runs=args.runs, seed=args.seed,
                          checkpoints=args.checkpoints, threads=args.threads, **params))
     return jobs
 
 
 def out_path(args, job, n_jobs):
+    from .jobs import job_instance
+
     if args.out is None:
         return None
     if n_jobs == 1 and not Path(args.out).is_dir():
@@ -188,7 +197,9 @@ def out_path(args, job, n_jobs):
     d = Path(args.out)
     d.mkdir(parents=True, exist_ok=True)
     eps = job.get("epsilon")
-    name = f"{job['algorithm']}_{job['instance'] or 'means'}_K{job['arms'] or len(job['means'])}"
+    name = f"{job['algorithm']}_{job_instance(job)}"
+    if not job.get("instance_file"):
+        name += f"_K{job['arms'] or len(job['means'])}"
     return d / (name + (f"_eps{eps:g}" if eps is not None else "") + ".parquet")
 
 
@@ -241,6 +252,107 @@ def print_rows(rows, as_json):
         wide_console().print(summary_table(rows))
 
 
+def add_instances_parser(sub):
+    """``bandsim instances build mslr|obd PATH --out FILE`` and ``bandsim instances show FILE``."""
+    inst = sub.add_parser("instances", help="build instance files from data, show them")
+    isub = inst.add_subparsers(dest="instances_command", required=True)
+    build = isub.add_parser("build", help="build an instance file from a dataset")
+    bsub = build.add_subparsers(dest="kind", required=True)
+    mslr = bsub.add_parser("mslr", help="MSLR-WEB10K / LETOR file: k-means clusters as "
+                                        "categorical arms (relevance/4); needs bandsim[data]")
+    mslr.add_argument("path", nargs="+",
+                      help="LETOR text file(s), e.g. MSLR-WEB10K/Fold1/{train,vali,test}.txt "
+                           "(several are concatenated)")
+    mslr.add_argument("--clusters", type=_int, default=50, help="K (default 50, as the paper)")
+    mslr.add_argument("--seed", type=_int, default=0, help="clustering seed (default 0)")
+    mslr.add_argument("--standardize", action="store_true",
+                      help="scale features to unit variance before clustering")
+    obd = bsub.add_parser("obd", help="Open Bandit Dataset log (uniform-random policy): "
+                                      "items as Bernoulli arms with their CTR")
+    obd.add_argument("path", help="e.g. open-bandit-dataset/random/all/all.csv")
+    obd.add_argument("--position", type=_int, default=None,
+                     help="keep only this slot (1-3; default: all slots pooled)")
+    obd.add_argument("--min-clicks", type=_int, default=10,
+                     help="warn about arms with fewer clicks (default 10)")
+    for p in (mslr, obd):
+        p.add_argument("--out", required=True, help="output instance file (.parquet)")
+        p.add_argument("--name", default=None, help="instance name (default: file stem)")
+    show = isub.add_parser("show", help="print an instance file's arms")
+    show.add_argument("file")
+    show.add_argument("--json", action="store_true", help="print the arms as JSON")
+
+
+def cmd_instances(args, console):
+    """Build (``mslr``/``obd``) or show an instance file."""
+    import warnings
+
+    from . import datasets
+
+    if args.instances_command == "show":
+        return show_instance(args.file, args.json)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if args.kind == "mslr":
+            inst = datasets.build_mslr(args.path, args.out, clusters=args.clusters,
+                                       seed=args.seed, standardize=args.standardize,
+                                       name=args.name)
+        else:
+            inst = datasets.build_obd(args.path, args.out, position=args.position,
+                                      min_clicks=args.min_clicks, name=args.name)
+    for w in caught:
+        console.print(f"[bold yellow]warning:[/] {w.message}")
+    console.print(f"wrote {args.out}: {inst.arms} arms, {inst.rewards} rewards, "
+                  f"best mean {inst.location.max():.6g}")
+    return show_instance(args.out, False)
+
+
+def show_instance(path, as_json):
+    """Print an instance file's arms (mean, gap, support, data size, extras)."""
+    import numpy as np
+    from rich.table import Table
+
+    from .datasets import load_instance, read_instance_table
+
+    table, meta = read_instance_table(path)
+    inst = load_instance(path)
+    cols = table.to_pydict()
+    means = inst.means
+    gaps = means.max() - means
+    rows = []
+    for a in range(inst.arms):
+        row = {"arm": a, "label": cols.get("label", [f"arm {a}"] * inst.arms)[a],
+               "mean": float(means[a]), "gap": float(gaps[a]),
+               "support": [v for v, p in zip(cols["values"][a], cols["probs"][a]) if p > 0]}
+        for k, v in cols.items():
+            if k not in ("arm", "label", "values", "probs", "mean"):
+                row[k] = v[a]
+        rows.append(row)
+    if as_json:
+        print(json.dumps({"meta": meta, "arms": rows}, indent=2, default=float))
+        return 0
+    extra = [k for k in rows[0] if k not in ("arm", "label", "mean", "gap", "support")
+             and not (k == "size" and "impressions" in rows[0])]
+    src = meta.get("provenance", {}).get("source", {})
+    src = ", ".join(x.get("path", "?") for x in (src if isinstance(src, list) else [src]))
+    t = Table(title=f"{meta.get('name')} ({meta.get('kind')}, {inst.rewards} rewards, "
+                    f"K = {inst.arms}) from {src}")
+    for c in ["arm", "label", "mean", "gap", "support"] + extra:
+        t.add_column(c, justify="left" if c in ("label", "support") else "right")
+    order = np.argsort(-means, kind="stable")
+    for a in order:
+        r = rows[a]
+        support = ", ".join(f"{v:g}" for v in r["support"])
+        t.add_row(str(r["arm"]), str(r["label"]), f"{r['mean']:.6g}", f"{r['gap']:.6g}",
+                  "{" + support + "}", *(f"{r[k]:.4g}" if isinstance(r[k], float)
+                                         else f"{r[k]}" for k in extra))
+    console = wide_console()
+    console.print(t)
+    second = np.sort(means)[-2]
+    console.print(f"best arm {int(order[0])} (mean {means.max():.6g}); smallest positive gap "
+                  f"{means.max() - second:.6g}; arms sorted by mean")
+    return 0
+
+
 def wide_console(stderr=False):
     """A rich Console at least 120 columns wide, so tables stay readable in logs."""
     from rich.console import Console
@@ -255,8 +367,8 @@ def main(argv=None):
     try:
         if args.command == "list":
             return cmd_list(wide_console())
-        return {"run": cmd_run, "reproduce": cmd_reproduce,
-                "sweep": cmd_sweep}[args.command](args, console)
+        return {"run": cmd_run, "reproduce": cmd_reproduce, "sweep": cmd_sweep,
+                "instances": cmd_instances}[args.command](args, console)
     except ConfigError as e:
         console.print(f"[bold red]error:[/] {e}")
         return 2

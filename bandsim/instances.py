@@ -24,6 +24,11 @@ Reward models
     X = clip(N(μ, σ²), 0, 1), σ = 0.1 by default (seed 003, Section 7). The
     pseudo-regret uses the true means E[X], which differ from μ only by the
     clipping (negligible inside [0.25, 0.75] at σ = 0.1).
+``categorical``
+    an empirical reward: arm a takes value v_{a,j} ∈ [0, 1] with probability
+    p_{a,j} (e.g. relevance/4 of a random query-url pair of an MSLR cluster);
+    its mean is Σ_j p_{a,j} v_{a,j}. Built by :func:`categorical_instance` or
+    read from an instance file (:func:`bandsim.datasets.load_instance`).
 """
 from dataclasses import dataclass
 
@@ -40,7 +45,7 @@ NAMED = {
     "hard": "means iid U[0.45, 0.55], one instance per run",
 }
 RANDOM_RANGES = {"easy": (0.25, 0.75), "hard": (0.45, 0.55)}
-REWARDS = ("bernoulli", "gaussian")
+REWARDS = ("bernoulli", "gaussian")  # the choices of make_instance; files add "categorical"
 
 GAUSSIAN_NOTE = (
     "per-user (exact) for batches of at most GAUSSIAN_EXACT_MAX_N users; above, the "
@@ -125,12 +130,20 @@ class Instance:
         run for random instances.
     sigma : float
         Standard deviation of the Gaussian before clipping (unused for Bernoulli).
+    values, probs : float64 (K, J), optional
+        Categorical rewards only: arm a takes ``values[a, j]`` with probability
+        ``probs[a, j]``; rows are padded to a common J with probability 0.
+    source : dict, optional
+        Provenance of an instance read from a file (path, sha256, builder).
     """
 
     name: str
     rewards: str
     location: np.ndarray
     sigma: float = 0.1
+    values: np.ndarray | None = None
+    probs: np.ndarray | None = None
+    source: dict | None = None
 
     @property
     def arms(self):
@@ -139,7 +152,7 @@ class Instance:
     @property
     def means(self):
         """True mean rewards, same shape as ``location``."""
-        if self.rewards == "bernoulli":
+        if self.rewards in ("bernoulli", "categorical"):
             return self.location
         return clipped_gaussian_moments(self.location, self.sigma)[0]
 
@@ -161,6 +174,11 @@ class Instance:
             means = np.ascontiguousarray(loc, dtype=np.float64)
             rpar = means[:, :, None].copy()
             rcode = kr.BERNOULLI
+        elif self.rewards == "categorical":
+            means = np.ascontiguousarray(loc, dtype=np.float64)
+            rpar = np.broadcast_to(categorical_rows(self.values, self.probs),
+                                   (runs, self.arms, 1 + 2 * self.values.shape[1]))
+            rcode = kr.CATEGORICAL
         else:
             m1, var = clipped_gaussian_moments(loc, self.sigma)
             means = np.ascontiguousarray(m1)
@@ -168,6 +186,79 @@ class Instance:
             rcode = kr.CLIPPED_GAUSSIAN
         gaps = means.max(axis=1, keepdims=True) - means
         return means, np.ascontiguousarray(gaps), rcode, np.ascontiguousarray(rpar)
+
+
+def categorical_rows(values, probs):
+    """Kernel parameter rows of categorical arms (``kernels.rewards.CATEGORICAL``).
+
+    Zero-probability entries are dropped, so every kept probability is > 0 as
+    :func:`kernels.rewards.categorical_counts` requires.
+
+    Parameters
+    ----------
+    values, probs : float64 (K, J)
+
+    Returns
+    -------
+    float64 (K, 1 + 2 Jmax)
+        ``[J_a, v_1…v_Jmax, p_1…p_Jmax]`` per arm, zero-padded.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    probs = np.asarray(probs, dtype=np.float64)
+    keep = probs > 0
+    jmax = max(int(keep.sum(axis=1).max()), 1)
+    rows = np.zeros((values.shape[0], 1 + 2 * jmax))
+    for a in range(values.shape[0]):
+        v, p = values[a, keep[a]], probs[a, keep[a]]
+        rows[a, 0] = v.size
+        rows[a, 1:1 + v.size] = v
+        rows[a, 1 + jmax:1 + jmax + v.size] = p / p.sum()
+    return rows
+
+
+def categorical_instance(values, probs, name="categorical", source=None, atol=1e-6):
+    """A categorical (empirical-reward) instance.
+
+    Parameters
+    ----------
+    values : sequence of sequences of float
+        Per arm, the reward values v_{a,1}…v_{a,J_a} in [0, 1] (J_a may differ
+        between arms; shorter rows are padded).
+    probs : sequence of sequences of float
+        Matching probabilities, ≥ 0, each row summing to 1 within ``atol``
+        (rows are then renormalized).
+    name : str
+    source : dict, optional
+        Provenance, recorded in the result's config.
+
+    Returns
+    -------
+    Instance
+        ``rewards="categorical"``, ``location`` = means Σ_j p_{a,j} v_{a,j}.
+
+    Raises
+    ------
+    ConfigError
+        Fewer than 2 arms, mismatched rows, values outside [0, 1], negative
+        probabilities or rows not summing to 1.
+    """
+    values = [np.asarray(v, dtype=np.float64).ravel() for v in values]
+    probs = [np.asarray(p, dtype=np.float64).ravel() for p in probs]
+    if len(values) < 2 or len(values) != len(probs):
+        raise ConfigError("arms", len(values), "need at least 2 arms, each with values and probs")
+    J = max(v.size for v in values)
+    V, P = np.zeros((len(values), J)), np.zeros((len(values), J))
+    for a, (v, p) in enumerate(zip(values, probs)):
+        if v.size != p.size or v.size == 0:
+            raise ConfigError(f"arm {a}", (v.tolist(), p.tolist()),
+                              "needs as many probabilities as values (at least one)")
+        if not np.all((v >= 0) & (v <= 1)):
+            raise ConfigError(f"arm {a} values", v.tolist(), "every value must lie in [0, 1]")
+        if not np.all(p >= 0) or abs(p.sum() - 1) > atol:
+            raise ConfigError(f"arm {a} probs", p.tolist(),
+                              "must be ≥ 0 and sum to 1")
+        V[a, :v.size], P[a, :p.size] = v, p / p.sum()
+    return Instance(name, "categorical", (V * P).sum(axis=1), values=V, probs=P, source=source)
 
 
 def make_instance(instance=None, arms=None, runs=1, rewards="bernoulli", sigma=0.1,

@@ -19,10 +19,19 @@ def _run_one(job):
     return res, time.perf_counter() - t0
 
 
+def job_instance(job):
+    """Short name of a job's instance: its name, instance-file stem, or ``means``."""
+    from pathlib import Path
+
+    if job.get("instance_file"):
+        return Path(job["instance_file"]).stem
+    return job.get("instance") or "means"
+
+
 def _label(job):
     eps = job.get("epsilon")
     extra = "".join(f" {k}={job[k]:g}" for k in ("scale",) if job.get(k) is not None)
-    name = job.get("instance") or ("file" if job.get("instance_file") else "means")
+    name = job_instance(job)
     return f"{job['algorithm']} {name}" + (f" ε={eps:g}" if eps is not None else "") + extra
 
 

@@ -78,8 +78,13 @@ def simulate(algorithm, *, progress=None, **options):
 
     Other Parameters
     ----------------
-    instance : str, optional
-        ``C1``–``C4``, ``easy``, ``hard`` (see :mod:`bandsim.instances`).
+    instance : str or Instance, optional
+        ``C1``–``C4``, ``easy``, ``hard`` (see :mod:`bandsim.instances`), or a
+        resolved :class:`~bandsim.instances.Instance` (e.g. from
+        :func:`bandsim.datasets.load_instance`).
+    instance_file : str or Path, optional
+        An instance file built from data (``bandsim instances build``); its
+        path, SHA-256 and provenance are recorded in ``config["instance_file"]``.
     arms : int, optional
         K ≥ 2.
     horizon : int
@@ -128,7 +133,7 @@ class Prepared:
 
 def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=None,
             rewards="bernoulli", sigma=0.1, means=None, checkpoints=None,
-            threads=None, **params):
+            threads=None, instance_file=None, **params):
     """Validate and plan a simulation without running it (see :func:`simulate`).
 
     Raises
@@ -144,8 +149,10 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     resolved = algo.resolve({k: v for k, v in params.items() if v is not None}, horizon)
 
     inst_ss = np.random.SeedSequence(seed).spawn(2)[0]
-    inst = make_instance(instance, arms, runs, rewards, sigma, means,
-                         rng=np.random.default_rng(inst_ss))
+    inst = _given_instance(instance, instance_file, means, arms)
+    if inst is None:
+        inst = make_instance(instance, arms, runs, rewards, sigma, means,
+                             rng=np.random.default_rng(inst_ss))
     K = inst.arms
     if horizon < K:
         raise ConfigError("horizon", horizon, f"must be at least the number of arms ({K})")
@@ -167,6 +174,10 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     }
     if inst.name == "means" or inst.location.ndim == 1:
         config["location"] = inst.location.tolist()
+    if inst.source is not None:
+        config["instance_file"] = inst.source
+    if inst.rewards == "categorical":
+        config["categorical"] = {"values": inst.values.tolist(), "probs": inst.probs.tolist()}
     if inst.rewards == "gaussian":
         from kernels.rewards import GAUSSIAN_EXACT_MAX_N
 
@@ -175,6 +186,24 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
         config["gaussian_clt_kolmogorov_bound"] = berry_esseen_bound(
             inst.location, inst.sigma, GAUSSIAN_EXACT_MAX_N + 1)
     return Prepared(config, plan, inst, cps, threads)
+
+
+def _given_instance(instance, instance_file, means, arms):
+    """The Instance given directly or by file, or None (then make_instance resolves it)."""
+    from .instances import Instance
+
+    if instance_file is None and not isinstance(instance, Instance):
+        return None
+    if instance_file is not None and (instance is not None or means is not None):
+        raise ConfigError("instance_file", str(instance_file),
+                          "give either an instance file or --instance/--means, not both")
+    if instance_file is not None:
+        from .datasets import load_instance
+
+        instance = load_instance(instance_file)
+    if arms is not None and int(arms) != instance.arms:
+        raise ConfigError("arms", arms, f"the instance has {instance.arms} arms")
+    return instance
 
 
 def _execute(prep, progress):

@@ -11,6 +11,13 @@ Reward models travel as small int codes with a per-arm parameter row
     drawn user by user (exact); above it, by the moment-matched normal
     N(n E[X], n Var[X]) clipped to [0, n] (DESIGN.md rule 3; the Berry–Esseen
     bound on the Kolmogorov distance is computed in ``bandsim.instances``).
+``CATEGORICAL``
+    An empirical reward: values v_1…v_J in [0, 1] with probabilities
+    p_1…p_J > 0. ``par[0]`` = J, ``par[1:1+Jmax]`` = values,
+    ``par[1+Jmax:1+2 Jmax]`` = probabilities, where Jmax = (P − 1) // 2 is the
+    common padded width of all arms (entries past J are ignored). The counts
+    (c_1…c_J) of n rewards are one Multinomial(n; p) draw, made as sequential
+    binomials (:func:`categorical_counts`); the sum is Σ c_j v_j (exact).
 
 References
 ----------
@@ -22,6 +29,7 @@ from ._jit import jit
 
 BERNOULLI = 0
 CLIPPED_GAUSSIAN = 1
+CATEGORICAL = 2
 
 #: Largest batch whose clipped-Gaussian sum is drawn user by user.
 GAUSSIAN_EXACT_MAX_N = 64
@@ -39,6 +47,52 @@ def clipped_gaussian(rng, mu, sigma):
 
 
 @jit
+def categorical_counts(rng, par, n):
+    """How many of ``n`` i.i.d. categorical rewards take each value.
+
+    Multinomial(n; p_1…p_J) drawn as sequential binomials:
+    c_j ~ Binomial(n − c_1 − … − c_{j−1}, p_j / (p_j + … + p_J)), and the last
+    category takes the rest (``Generator.multinomial`` is not available in
+    Numba). Exact.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    par : float64 (P,)
+        A ``CATEGORICAL`` parameter row (see the module docstring); every
+        probability p_1…p_J must be > 0 and they must sum to 1.
+    n : int64
+        Number of users (≥ 0).
+
+    Returns
+    -------
+    int64 (J,)
+        Counts c_j, summing to n; the value of category j is ``par[1 + j]``.
+
+    References
+    ----------
+    DESIGN.md, "Simulation fidelity", rule 1 and the Numba facts of rule 5.
+    """
+    J = int(par[0])
+    jmax = (par.shape[0] - 1) // 2
+    counts = np.zeros(J, np.int64)
+    left = n
+    tail = 1.0  # p_j + … + p_J before category j
+    for j in range(J - 1):
+        if left <= 0:
+            return counts
+        p = par[1 + jmax + j]
+        q = p / tail if tail > p else 1.0
+        c = rng.binomial(left, q)
+        counts[j] = c
+        left -= c
+        tail -= p
+    if left > 0:
+        counts[J - 1] = left
+    return counts
+
+
+@jit
 def batch_sum(rng, code, par, n):
     """Sum of ``n`` i.i.d. rewards of one arm.
 
@@ -46,7 +100,7 @@ def batch_sum(rng, code, par, n):
     ----------
     rng : numpy.random.Generator
     code : int
-        Reward model code (``BERNOULLI`` or ``CLIPPED_GAUSSIAN``).
+        Reward model code (``BERNOULLI``, ``CLIPPED_GAUSSIAN`` or ``CATEGORICAL``).
     par : float64 (P,)
         The arm's parameter row, see the module docstring.
     n : int64
@@ -61,6 +115,12 @@ def batch_sum(rng, code, par, n):
         return 0.0
     if code == BERNOULLI:
         return float(rng.binomial(n, par[0]))
+    if code == CATEGORICAL:
+        counts = categorical_counts(rng, par, n)
+        s = 0.0
+        for j in range(counts.shape[0]):
+            s += counts[j] * par[1 + j]
+        return s
     # clipped Gaussian
     if n <= GAUSSIAN_EXACT_MAX_N:
         s = 0.0

@@ -73,3 +73,37 @@ def batch_sum(rng, code, par, n):
     if s > n:
         return float(n)
     return s
+
+
+@jit
+def binary_batch_sum(rng, code, par, n):
+    """Sum of ``n`` binary rewards of one arm: one Binomial(n, E[X]) draw (exact).
+
+    Bernoulli rewards are binary already. A [0, 1]-valued reward x (clipped
+    Gaussian) is binarized by its user into one Bernoulli(x) bit, which is
+    unbiased; unconditionally that bit is Bernoulli(E[X]), and the bits of n
+    users are independent, so their sum is exactly Binomial(n, E[X]).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    code : int
+        Reward model code (``BERNOULLI`` or ``CLIPPED_GAUSSIAN``).
+    par : float64 (P,)
+        The arm's parameter row (``par[0]`` = μ, or ``par[2]`` = E[X]).
+    n : int64
+        Users in the batch (≥ 0).
+
+    Returns
+    -------
+    int64
+        Number of users whose (binarized) reward is 1.
+
+    References
+    ----------
+    seed 000 (Tenenbaum et al.), Section 2, footnote 12 (binary rewards).
+    """
+    if n <= 0:
+        return 0
+    mean = par[0] if code == BERNOULLI else par[2]
+    return rng.binomial(n, mean)

@@ -57,9 +57,14 @@ def subgaussian_variance(epsilon, delta):
     The proof of Theorem A.1 (seed 000, Appendix A, last paragraph) shows
     P(B − E[B] ≥ t), P(B − E[B] ≤ −t) < exp(−t²/(3τ)); written as
     2 exp(−t²/(2σ²)) as in Lemma 2.1 (Hoeffding), this is σ² = 3τ/2. The
-    multiplicative Chernoff bound behind it holds for t ≤ E[B]; the deviations
-    the confidence bounds of SDP-AE/VB-SDP-AE use, 2σ√(2 log T) per batch, are
-    ≈ 0.8 ε E[B] at T = 5·10⁷, δ = 10⁻⁶, i.e. inside that range for ε ≤ 1.
+    multiplicative Chernoff bound behind it holds for t ≤ E[B]; the deviation
+    the confidence bounds of SDP-AE/VB-SDP-AE use, 2σ√(2 log T) per batch, is
+    within that range iff ε ≤ 2√log(2/δ)/√(2 log T) (ε ≤ 1.28 at δ = 10⁻⁶,
+    T = 5·10⁷).
+
+    References
+    ----------
+    seed 000, Appendix A, proof of Theorem A.1; Lemma 2.1.
     """
     return 1.5 * accuracy_tau(epsilon, delta)
 

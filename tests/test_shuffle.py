@@ -1,4 +1,5 @@
 """The shuffle binary-summation mechanism (seed 000, Algorithm 3), SDP-AE and VB-SDP-AE."""
+import json
 import math
 
 import numpy as np
@@ -261,3 +262,16 @@ def test_vb_sdp_ae_privacy_term_scales_like_sqrt_log_delta_over_epsilon():
     assert r2 > 0.99 and 0.75 < gamma < 1.25
     # power: the same fit against log(1/δ)/ε² (SDP-AE's privacy term) is off
     assert not 0.75 < fit(X**2)[0] < 1.25
+
+
+def test_cli_runs_the_shuffle_algorithms_with_a_batch_size(capsys):
+    from bandsim.cli import main
+
+    code = main(["run", "sdp-ae,vb-sdp-ae", "--instance", "C2", "--arms", "3", "--epsilon",
+                 "1", "--delta", "1e-6", "--batch-size", "500", "--horizon", "1e5",
+                 "--runs", "50", "--seed", "1", "--json"])
+    assert code == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["algorithm"] for r in rows] == ["sdp-ae", "vb-sdp-ae"]
+    assert main(["run", "vb-sdp-ae", "--instance", "C2", "--arms", "3", "--epsilon", "1",
+                 "--delta", "1e-6", "--batch-size", "500", "--horizon", "1e5"]) == 2

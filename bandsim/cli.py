@@ -20,6 +20,7 @@ PARAM_FLAGS = {
     "p": "confidence p of Algorithm 1 (default 0.1)",
     "growth": "batch growth factor η, l(b) = η^b",
     "scale": "scaling factor s ≥ 1 (Skellam / discrete Gaussian)",
+    "batch_size": "fixed batch size m of sdp-ae (default ⌈σ²_ε,δ⌉, Corollary 3.2)",
 }
 
 
@@ -68,6 +69,8 @@ def build_parser():
     run.add_argument("--epsilon", type=_floats, default=None, help=PARAM_FLAGS["epsilon"])
     for name in ("delta", "beta", "p", "growth", "scale"):
         run.add_argument(f"--{name}", type=float, default=None, help=PARAM_FLAGS[name])
+    run.add_argument("--batch-size", dest="batch_size", type=_int, default=None,
+                     help=PARAM_FLAGS["batch_size"])
     run.add_argument("--out", default=None,
                      help="write Parquet: a file, or a directory when several configs run")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -99,14 +102,15 @@ def _backend_args(p):
 def cmd_list(console):
     from rich.table import Table
 
-    from .algorithms import ALGORITHMS, REQUIRED
+    from .algorithms import ALGORITHMS, REQUIRED, Derived
     from .instances import NAMED
 
     t = Table(title="algorithms")
     for c in ("name", "trust model", "parameters (default)", "source", "summary"):
         t.add_column(c)
     for a in ALGORITHMS.values():
-        ps = ", ".join(n if d is REQUIRED else (f"{n}=1/T" if callable(d) else f"{n}={d:g}")
+        ps = ", ".join(n if d is REQUIRED else f"{n}={d.label}" if isinstance(d, Derived)
+                       else (f"{n}=1/T" if callable(d) else f"{n}={d:g}")
                        for n, d in a.params.items())
         t.add_row(a.name, a.trust, ps, a.reference, a.summary)
     console.print(t)

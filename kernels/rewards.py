@@ -133,3 +133,51 @@ def batch_sum(rng, code, par, n):
     if s > n:
         return float(n)
     return s
+
+
+@jit
+def binary_batch_sum(rng, code, par, n):
+    """Sum of ``n`` binary rewards of one arm: one Binomial(n, E[X]) draw (exact).
+
+    Bernoulli rewards are binary already. A [0, 1]-valued reward x (clipped
+    Gaussian) is binarized by its user into one Bernoulli(x) bit, which is
+    unbiased; unconditionally that bit is Bernoulli(E[X]), and the bits of n
+    users are independent, so their sum is exactly Binomial(n, E[X]).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    code : int
+        Reward model code (any; [0, 1]-valued rewards are binarized).
+    par : float64 (P,)
+        The arm's parameter row.
+    n : int64
+        Users in the batch (≥ 0).
+
+    Returns
+    -------
+    int64
+        Number of users whose (binarized) reward is 1.
+
+    References
+    ----------
+    seed 000 (Tenenbaum et al.), Section 2, footnote 12 (binary rewards).
+    """
+    if n <= 0:
+        return 0
+    return rng.binomial(n, reward_mean(code, par))
+
+
+@jit
+def reward_mean(code, par):
+    """E[X] of one arm's reward from its parameter row (float64)."""
+    if code == BERNOULLI:
+        return par[0]
+    if code == CLIPPED_GAUSSIAN:
+        return par[2]
+    J = int(par[0])
+    jmax = (par.shape[0] - 1) // 2
+    m = 0.0
+    for j in range(J):
+        m += par[1 + j] * par[1 + jmax + j]
+    return m

@@ -8,6 +8,8 @@ import numpy as np
 
 from bandsim.algorithms.batched import batch_size, confidence_radius
 from bandsim.algorithms.central import dp_se_epoch
+from bandsim.algorithms.shuffle import confidence_bound
+from bandsim.shuffle import BinarySummation
 
 
 class Tape:
@@ -98,3 +100,56 @@ def batch_se(rng, means, horizon, p, growth, checkpoints, reward=None):
     while not tape.done:
         tape.pull(rng, phi[0], reward)
     return np.array(tape.out), tape.pulls
+
+
+def shuffle_ae(rng, means, horizon, epsilon, delta, checkpoints, batch, reward=None):
+    """Seed 000, Algorithms 1/2 (SDP-AE, VB-SDP-AE), one user at a time.
+
+    ``batch(t)`` is the batch size of phase t (m, or 2^t). Every user's reward
+    x is binarized by a Bernoulli(x) draw, encoded by the local randomizer of
+    Algorithm 3, the batch's messages are shuffled and the analyzer debiases
+    the count of ones (:class:`bandsim.shuffle.BinarySummation`, per-user
+    path). UCB/LCB per arm, remove a if UCB_a < max LCB (line 15/16).
+    """
+    tape = Tape(means, horizon, checkpoints)
+    reward = reward or bernoulli(means)
+    mech = BinarySummation(epsilon, delta)
+    sigma = np.sqrt(mech.sigma2)
+    V = list(range(len(means)))
+    S = np.zeros(len(means))
+    N = np.zeros(len(means), dtype=np.int64)
+    t = 0
+    while len(V) > 1 and not tape.done:
+        t += 1
+        m = batch(t)
+        for a in V:
+            bits = []
+            for _ in range(m):
+                x = tape.pull(rng, a, reward)
+                if x is None:
+                    break
+                bits.append(int(rng.random() < x))
+            if tape.done:
+                break
+            S[a] += mech.sum_per_user(bits, rng)
+            N[a] += m
+        if tape.done:
+            break
+        mu = {a: S[a] / N[a] for a in V}
+        width = {a: confidence_bound(t, N[a], sigma, horizon) for a in V}
+        best_lcb = max(mu[a] - width[a] for a in V)
+        V = [a for a in V if not mu[a] + width[a] < best_lcb]
+    while not tape.done:
+        tape.pull(rng, V[0], reward)
+    return np.array(tape.out), tape.pulls
+
+
+def sdp_ae(rng, means, horizon, epsilon, delta, batch_size, checkpoints, reward=None):
+    """Seed 000, Algorithm 1 (fixed batch size m), one user at a time."""
+    return shuffle_ae(rng, means, horizon, epsilon, delta, checkpoints,
+                      lambda t: batch_size, reward)
+
+
+def vb_sdp_ae(rng, means, horizon, epsilon, delta, checkpoints, reward=None):
+    """Seed 000, Algorithm 2 (batch 2^t in phase t), one user at a time."""
+    return shuffle_ae(rng, means, horizon, epsilon, delta, checkpoints, lambda t: 2**t, reward)

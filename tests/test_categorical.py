@@ -148,3 +148,16 @@ def test_every_algorithm_accepts_a_categorical_instance(name):
     res = bandsim.simulate(name, instance=inst, horizon=20_000, runs=64, seed=1, **params)
     assert np.all(res.pulls.sum(axis=1) == 20_000)
     np.testing.assert_allclose(res.means[0], [0.7, 0.6, 0.55])
+
+
+def test_binary_algorithms_binarize_categorical_rewards_exactly():
+    # a binarized categorical reward is Bernoulli(E[X]): same draws as a
+    # Bernoulli instance with those means, bit for bit
+    from bandsim.instances import categorical_instance
+
+    inst = categorical_instance([[0, 0.5, 1.0], [0, 0.25, 1.0]], [[0.2, 0.3, 0.5], [0.5, 0.3, 0.2]])
+    kw = dict(horizon=200_000, runs=64, seed=4, epsilon=1.0, delta=1e-6)
+    cat = bandsim.simulate("vb-sdp-ae", instance=inst, **kw)
+    ber = bandsim.simulate("vb-sdp-ae", means=inst.means.tolist(), **kw)
+    assert np.array_equal(cat.pseudo_regret, ber.pseudo_regret)
+    assert "reward_binarization" in cat.config

@@ -12,12 +12,18 @@ estimate of their sum.
     the exact sum plus continuous Laplace noise of scale ``fpar[0]`` (in reward
     units of the sum). DP-SE adds Lap(1/(ε r)) to a mean of r rewards
     (seed 001, Algorithm 9 line 16), i.e. Lap(1/ε) to the sum.
+``DIST_DP`` … ``DIST_DP_SHUFFLE`` (2–7)
+    the protocol P = (R, S, A) of seed 003 with secure aggregation; see
+    :mod:`kernels.secagg` (``ipar = [g, τ, m]``, ``fpar`` = noise parameters).
 """
 from ._jit import jit
 from .rewards import batch_sum
+from .secagg import (CENTRAL, DIST_CDP, DIST_DP, DIST_DP_SHUFFLE, DIST_RDP, LOCAL,
+                     batched_estimate)
 
 NONE = 0
 LAPLACE = 1
+SECAGG_CODES = (DIST_DP, DIST_RDP, DIST_CDP, CENTRAL, LOCAL, DIST_DP_SHUFFLE)
 
 
 @jit
@@ -28,7 +34,7 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
     ----------
     rng : numpy.random.Generator
     mech : int
-        Mechanism code (``NONE`` or ``LAPLACE``).
+        Mechanism code (``NONE``, ``LAPLACE`` or a protocol code 2–7).
     rcode : int
         Reward model code, see :mod:`kernels.rewards`.
     rpar : float64 (P,)
@@ -38,6 +44,8 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
     fpar : float64 (F,), ipar : int64 (I,)
         Mechanism parameters for this batch size.
     """
+    if mech >= DIST_DP:
+        return batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
     s = batch_sum(rng, rcode, rpar, n)
     if mech == LAPLACE:
         s += rng.laplace(0.0, fpar[0])

@@ -83,7 +83,8 @@ def cmd_list(console):
     for c in ("name", "trust model", "parameters (default)", "source", "summary"):
         t.add_column(c)
     for a in ALGORITHMS.values():
-        ps = ", ".join(n if d is REQUIRED else (f"{n}=1/T" if callable(d) else f"{n}={d:g}")
+        ps = ", ".join(n if d is REQUIRED else (f"{n}={getattr(d, 'label', '1/T')}"
+                                                 if callable(d) else f"{n}={d:g}")
                        for n, d in a.params.items())
         t.add_row(a.name, a.trust, ps, a.reference, a.summary)
     console.print(t)
@@ -157,6 +158,33 @@ def summary_table(rows):
     return t
 
 
+def batch_table(config):
+    """Per-batch protocol parameters (n, g, τ, m, bits) of a result, or None.
+
+    Only for plans whose stages carry the protocol's g, τ and m (the
+    algorithms of seed 003 built on the protocol P = (R, S, A)).
+    """
+    from rich.table import Table
+
+    stages = config.get("stages") or []
+    if not stages or not all(k in stages[0] for k in ("g", "tau", "m")):
+        return None
+    t = Table(title=f"{config['algorithm']}: per-batch protocol parameters "
+                    f"(k = K = {config['arms']} active arms)")
+    for c in ("batch b", "n = l(b)", "g", "τ", "m", "bits/user", "2β(b)"):
+        t.add_column(c, justify="right")
+    for st in stages:
+        t.add_row(str(st["stage"]), f"{st['n']:,}", f"{st['g']:,}", f"{st['tau']:,}",
+                  f"{st['m']:,}", str(st["bits"]), f"{st['width']:.4g}")
+    priv = config.get("privacy") or {}
+    keys = [k for k in ("guarantee", "epsilon", "epsilon_hat", "rho", "scale") if k in priv]
+    if keys:
+        t.caption = "privacy: " + ", ".join(
+            f"{k}={priv[k]:.4g}" if isinstance(priv[k], float) else f"{k}={priv[k]}"
+            for k in keys)
+    return t
+
+
 def cmd_run(args, console):
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -185,7 +213,11 @@ def cmd_run(args, console):
     if args.json:
         print(json.dumps(rows[0] if len(rows) == 1 else rows, indent=2))
     else:
-        wide_console().print(summary_table(rows))
+        out = wide_console()
+        out.print(summary_table(rows))
+        table = batch_table(res.config) if len(rows) == 1 else None
+        if table is not None:
+            out.print(table)
     return 0
 
 

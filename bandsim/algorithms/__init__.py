@@ -3,8 +3,9 @@ from ..errors import ConfigError
 from .base import REQUIRED, Algorithm, Plan
 from .batched import BATCH_SE
 from .central import DP_SE
+from .distributed import ALGORITHMS as _DISTRIBUTED
 
-ALGORITHMS = {a.name: a for a in (DP_SE, BATCH_SE)}
+ALGORITHMS = {a.name: a for a in (DP_SE, BATCH_SE, *_DISTRIBUTED)}
 
 
 def get(name):

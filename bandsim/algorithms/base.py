@@ -38,6 +38,9 @@ class Plan:
         Pool estimates over all batches.
     stages : list of dict
         Human-readable per-stage parameters (at k = K) for reports.
+    privacy : dict, optional
+        The privacy guarantee in the seed's terms; the runner copies it into
+        ``config["privacy"]``.
     """
 
     batch: np.ndarray
@@ -48,6 +51,7 @@ class Plan:
     order: int
     cumulative: bool = False
     stages: list = field(default_factory=list)
+    privacy: dict = None
 
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
@@ -118,6 +122,7 @@ PARAM_RANGES = {
     "beta": (0.0, 1.0, "confidence β (failure probability)"),
     "p": (0.0, 1.0, "confidence p (failure probability)"),
     "growth": (1.0, None, "batch growth factor η of l(b) = η^b"),
+    "scale": (1.0, None, "scaling factor s ≥ 1 of the precision g = ⌈sε√n⌉"),
 }
 
 

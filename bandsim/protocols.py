@@ -348,7 +348,7 @@ def dgauss_sum_tv_bound(n, sigma2):
     TV ≤ (2M + 1) D / 2 + 2 exp(−(M + 1)²/(2nσ²)); we minimise over M.
     The integral is evaluated on a fine grid in log space (k ≤ 3 terms of
     Δ; the k ≥ 4 terms are below e^{−18π²σ²} relative to k = 1). For σ ≥ 1
-    the bound is below 1e−6 for every n; for σ ≥ 3 it underflows to 0.
+    the bound is below 1e−5 for every n; for σ ≥ 10 (s ≥ 10) it underflows to 0.
 
     References
     ----------

@@ -215,11 +215,11 @@ def draw_per_user(rng, mech, rcode, rpar, n, fpar, ipar, size):
 
 
 @jit
-def draw_batched_given(rng, mech, xhat_sum, n, fpar, ipar, size):
-    """``size`` batched analyzer outputs for one fixed encoded sum Σ x̂."""
-    out = np.empty(size)
-    for i in range(size):
-        out[i] = batched_output(rng, mech, xhat_sum, n, fpar, ipar)
+def draw_batched_given(rng, mech, xhat_sums, n, fpar, ipar):
+    """Batched analyzer outputs, one per given encoded sum Σ x̂ (int64 (size,))."""
+    out = np.empty(xhat_sums.shape[0])
+    for i in range(xhat_sums.shape[0]):
+        out[i] = batched_output(rng, mech, xhat_sums[i], n, fpar, ipar)
     return out
 
 

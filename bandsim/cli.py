@@ -182,6 +182,9 @@ def batch_table(config):
         t.caption = "privacy: " + ", ".join(
             f"{k}={priv[k]:.4g}" if isinstance(priv[k], float) else f"{k}={priv[k]}"
             for k in keys)
+        if "rdp_epsilon" in priv:
+            t.caption += ", RDP ε̂(α) for α = 2, 4, 8, 16: " + ", ".join(
+                f"{priv['rdp_epsilon'][a - 2]:.4g}" for a in (2, 4, 8, 16))
     return t
 
 

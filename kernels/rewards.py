@@ -12,6 +12,10 @@ Reward models travel as small int codes with a per-arm parameter row
     N(n E[X], n Var[X]) clipped to [0, n] (DESIGN.md rule 3; the Berry–Esseen
     bound on the Kolmogorov distance is computed in ``bandsim.instances``).
 
+``encoded_sum(rng, code, par, n, g)`` is Σ x̂_i, the rewards encoded at
+precision g with randomized rounding (seed 003, Algorithm 2): exactly
+g · Binomial(n, μ) for Bernoulli rewards (see its docstring for Gaussians).
+
 References
 ----------
 DESIGN.md, "Simulation fidelity", rules 1 and 3.

@@ -177,6 +177,8 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
         "reference": algo.reference,
         "stages": plan.stages,
     }
+    if getattr(plan, "privacy", None):
+        config["privacy"] = plan.privacy
     if inst.name == "means" or inst.location.ndim == 1:
         config["location"] = inst.location.tolist()
     config.update(getattr(plan, "notes", {}))

@@ -12,7 +12,10 @@ estimate of their sum.
     the exact sum plus continuous Laplace noise of scale ``fpar[0]`` (in reward
     units of the sum). DP-SE adds Lap(1/(ε r)) to a mean of r rewards
     (seed 001, Algorithm 9 line 16), i.e. Lap(1/ε) to the sum.
-``SHUFFLE_BINARY``
+``DIST_DP`` … ``DIST_DP_SHUFFLE`` (2–7)
+    the protocol P = (R, S, A) of seed 003 with secure aggregation; see
+    :mod:`kernels.secagg` (``ipar = [g, τ, m]``, ``fpar`` = noise parameters).
+``SHUFFLE_BINARY`` (10)
     the (ε, δ) shuffle binary-summation mechanism (seed 000, Algorithm 3) on
     the users' binary rewards ([0, 1] rewards binarized by a Bernoulli(x)
     draw); ``fpar[0]`` = τ = 96 log(2/δ)/ε². See :mod:`kernels.shuffle`.
@@ -20,9 +23,12 @@ estimate of their sum.
 from . import shuffle
 from ._jit import jit
 from .rewards import batch_sum
+from .secagg import (CENTRAL, DIST_CDP, DIST_DP, DIST_DP_SHUFFLE, DIST_RDP, LOCAL,
+                     batched_estimate)
 
 NONE = 0
 LAPLACE = 1
+SECAGG_CODES = (DIST_DP, DIST_RDP, DIST_CDP, CENTRAL, LOCAL, DIST_DP_SHUFFLE)
 SHUFFLE_BINARY = 10
 
 
@@ -34,7 +40,8 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
     ----------
     rng : numpy.random.Generator
     mech : int
-        Mechanism code (``NONE``, ``LAPLACE``, ``SHUFFLE_BINARY``).
+        Mechanism code (``NONE``, ``LAPLACE``, a protocol code 2–7 or
+        ``SHUFFLE_BINARY``).
     rcode : int
         Reward model code, see :mod:`kernels.rewards`.
     rpar : float64 (P,)
@@ -46,6 +53,8 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
     """
     if mech == SHUFFLE_BINARY:
         return shuffle.batch_estimate(rng, rcode, rpar, n, fpar[0])
+    if mech >= DIST_DP:
+        return batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
     s = batch_sum(rng, rcode, rpar, n)
     if mech == LAPLACE:
         s += rng.laplace(0.0, fpar[0])

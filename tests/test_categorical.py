@@ -161,3 +161,22 @@ def test_binary_algorithms_binarize_categorical_rewards_exactly():
     ber = bandsim.simulate("vb-sdp-ae", means=inst.means.tolist(), **kw)
     assert np.array_equal(cat.pseudo_regret, ber.pseudo_regret)
     assert "reward_binarization" in cat.config
+
+
+def test_categorical_encoded_sum_matches_per_user_randomized_rounding():
+    # Σ x̂ from multinomial counts + one Binomial per value vs every user
+    # encoding its own reward (seed 003, Algorithm 2 line 3): same pmf
+    from bandsim.instances import categorical_rows
+
+    values, probs = [0.0, 0.3, 0.55, 1.0], [0.1, 0.4, 0.3, 0.2]
+    par = categorical_rows([values], [probs])[0]
+    n, g, size = 6, 7, 20_000
+    rng = np.random.default_rng(8)
+    fast = np.array([rewards.encoded_sum(rng, rewards.CATEGORICAL, par, n, g)
+                     for _ in range(size)])
+    rng = np.random.default_rng(9)
+    x = rng.choice(values, p=probs, size=(size, n)) * g
+    slow = (np.floor(x) + (rng.random((size, n)) < x - np.floor(x))).sum(1)
+    assert chi2_two_sample(fast, slow) > ALPHA
+    mean = n * g * np.dot(values, probs)
+    assert abs(fast.mean() - mean) < stats.norm.isf(ALPHA / 2) * fast.std() / np.sqrt(size)

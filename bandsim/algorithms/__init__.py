@@ -3,9 +3,10 @@ from ..errors import ConfigError
 from .base import REQUIRED, Algorithm, Derived, Plan
 from .batched import BATCH_SE
 from .central import DP_SE
+from .distributed import ALGORITHMS as _DISTRIBUTED
 from .shuffle import SDP_AE, VB_SDP_AE
 
-ALGORITHMS = {a.name: a for a in (DP_SE, BATCH_SE, SDP_AE, VB_SDP_AE)}
+ALGORITHMS = {a.name: a for a in (DP_SE, BATCH_SE, *_DISTRIBUTED, SDP_AE, VB_SDP_AE)}
 
 
 def get(name):

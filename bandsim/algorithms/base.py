@@ -57,6 +57,9 @@ class Plan:
     notes : dict
         Extra entries for the result's configuration (e.g. the mechanism's
         exact privacy), merged into ``config`` by the runner.
+    privacy : dict, optional
+        The privacy guarantee in the seed's terms; the runner copies it into
+        ``config["privacy"]``.
     """
 
     batch: np.ndarray
@@ -68,6 +71,7 @@ class Plan:
     cumulative: bool = False
     stages: list = field(default_factory=list)
     notes: dict = field(default_factory=dict)
+    privacy: dict = None
 
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
@@ -148,6 +152,7 @@ PARAM_RANGES = {
     "p": (0.0, 1.0, "confidence p (failure probability)"),
     "growth": (1.0, None, "batch growth factor η of l(b) = η^b"),
     "batch_size": (1, None, "fixed batch size m (users per arm per phase)"),
+    "scale": (1.0, None, "scaling factor s ≥ 1 of the precision g = ⌈sε√n⌉"),
 }
 
 #: Parameters that take integer values (bounds in PARAM_RANGES are inclusive).

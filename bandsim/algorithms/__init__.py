@@ -3,8 +3,10 @@ from ..errors import ConfigError
 from .base import REQUIRED, Algorithm, Plan
 from .batched import BATCH_SE
 from .central import DP_SE
+from .sequential import DP_SE2, DP_SE2_MODIFIED, DP_UCB, SE, UCB1
 
-ALGORITHMS = {a.name: a for a in (DP_SE, BATCH_SE)}
+ALGORITHMS = {a.name: a for a in (DP_SE, BATCH_SE, UCB1, SE, DP_UCB, DP_SE2,
+                                  DP_SE2_MODIFIED)}
 
 
 def get(name):

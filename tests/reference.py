@@ -240,3 +240,40 @@ def dp_se2(rng, means, horizon, epsilon, beta, checkpoints, modified=False, rewa
     while not tape.done:
         tape.pull(rng, S[0], reward)
     return np.array(tape.out), tape.pulls
+
+
+def dp_nas(rng, values, probs, alpha, beta, epsilon, exponential=False, max_samples=2**30):
+    """Seed 001, Algorithm 7 (DP-NAS) or 8 (DP exponential NAS), one sample at a time.
+
+    Returns (stopping time, released estimate).
+    """
+    import math
+
+    R = max(abs(v) for v in values)
+    cdf = np.cumsum(probs)
+
+    def sample():  # inverse CDF of one uniform
+        u = rng.random()
+        return next((v for v, c in zip(values, cdf) if u < c), values[-1])
+
+    s1, s2, s3 = 12 * R / epsilon, 12 * R / epsilon, 4 * R / epsilon
+    B = rng.laplace(0.0, s1)
+    t, k, total = 0, 0, 0.0
+    while t < max_samples:
+        if exponential:
+            k += 1
+            while t < 2**k:
+                t += 1
+                total += sample()
+            A = rng.laplace(0.0, s2)
+            c = s1 * math.log(4 / beta) + s2 * math.log(8 * k**2 / beta) + s3 / alpha * math.log(4 / beta)
+            h = R * math.sqrt(2 / t * math.log(16 * k**2 / beta))
+        else:
+            t += 1
+            A = rng.laplace(0.0, s2)
+            total += sample()
+            c = s1 * math.log(4 / beta) + s2 * math.log(8 * t**2 / beta) + s3 / alpha * math.log(4 / beta)
+            h = R * math.sqrt(2 / t * math.log(16 * t**2 / beta))
+        if abs(total / t) >= h * (1 + 1 / alpha) + (c + B + A) / t:
+            break
+    return t, total / t + rng.laplace(0.0, s3) / t

@@ -283,6 +283,17 @@ def run_ucb_shard(rng, gaps, rcode, rpar, horizon, gamma, scale, checkpoints,
                             Oa += 1.0
                         nf += 1.0
                         t += 1
+                elif rcode == BERNOULLI:
+                    mu = p[0]
+                    al = alpha[a]
+                    cu = cum[a]
+                    nn = na
+                    while t < t_end and Oa + gamma > nf * V:
+                        x = 1.0 if rng.random() < mu else 0.0
+                        nn += 1
+                        nf += 1.0
+                        Oa = tree_insert(al, cu, nn, x, scale, rng)
+                        t += 1
                 else:
                     while t < t_end and Oa + gamma > nf * V:
                         x = pull_reward(rng, rcode, p)

@@ -31,6 +31,11 @@ by many orders of magnitude, so every decision equals the one the per-pull
 reference makes: with the same random stream, the pull sequences are
 identical (tested for UCB1 and DP-UCB).
 
+SE tests after every cycle whether max_j S_j − S_i > 2 sqrt(2 n log T) (sum
+units). The gap of the sums grows by at most 1 per cycle and the threshold
+never decreases, so the next ⌊thr − D − 1⌋ cycles cannot remove an arm and
+run without the test (same draws, same pulls as the reference).
+
 References
 ----------
 seed 001 (Sajed 2019): Algorithm 1 (UCB), Algorithm 2 (Successive

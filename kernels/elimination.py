@@ -19,7 +19,7 @@ import numpy as np
 
 from ._jit import jit
 from .protocols import batch_estimate
-from .regret import fill_checkpoints, fill_linear, stage_pulls, stage_regret
+from .regret import advance, commit
 
 
 @jit
@@ -94,12 +94,8 @@ def run_shard(rng, gaps, rcode, rpar, horizon, batch, width, mech, fpar, ipar,
             n = batch[s, k]
             length = k * n
             if t + length >= horizon:
-                u = horizon - t
-                ci = fill_checkpoints(row, checkpoints, ci, t, horizon, regret,
-                                      order, active, k, n, g)
-                for j in range(k):
-                    pulls[active[j]] += stage_pulls(order, j, k, n, u)
-                regret += stage_regret(order, active, k, n, g, u)
+                ci, regret = advance(row, checkpoints, ci, t, horizon - t, regret, order,
+                                     active, k, n, g, pulls)
                 t = horizon
                 break
             for j in range(k):
@@ -111,27 +107,32 @@ def run_shard(rng, gaps, rcode, rpar, horizon, batch, width, mech, fpar, ipar,
                     est[a] = sums[a] / counts[a]
                 else:
                     est[a] = x / n
-                pulls[a] += n
-            ci = fill_checkpoints(row, checkpoints, ci, t, t + length, regret,
-                                  order, active, k, n, g)
-            regret += stage_regret(order, active, k, n, g, length)
+            ci, regret = advance(row, checkpoints, ci, t, length, regret, order, active,
+                                 k, n, g, pulls)
             t += length
-            best = est[active[0]]
-            for j in range(1, k):
-                if est[active[j]] > best:
-                    best = est[active[j]]
-            w = width[s, k]
-            kept = 0
-            for j in range(k):
-                a = active[j]
-                if best - est[a] > w:
-                    out_elim[r, a] = t
-                else:
-                    active[kept] = a
-                    kept += 1
-            k = kept
+            k = eliminate(est, active, k, width[s, k], t, out_elim[r])
             s += 1
-        if t < horizon:
-            a = active[0]
-            pulls[a] += horizon - t
-            ci = fill_linear(row, checkpoints, ci, t, regret, g[a])
+        commit(row, checkpoints, ci, t, horizon, regret, active[0], g, pulls)
+
+
+@jit
+def eliminate(est, active, k, width, t, elim_row):
+    """Remove every active arm a with ``max_b est[b] − est[a] > width``.
+
+    Compacts ``active[:k]`` in place (order kept), records ``t`` in
+    ``elim_row`` for the removed arms and returns the new number of active
+    arms (the best arm always stays, since width ≥ 0).
+    """
+    best = est[active[0]]
+    for j in range(1, k):
+        if est[active[j]] > best:
+            best = est[active[j]]
+    kept = 0
+    for j in range(k):
+        a = active[j]
+        if best - est[a] > width:
+            elim_row[a] = t
+        else:
+            active[kept] = a
+            kept += 1
+    return kept

@@ -76,3 +76,27 @@ def fill_linear(out, checkpoints, ci, t0, regret0, gap):
         out[ci] = regret0 + (checkpoints[ci] - t0) * gap
         ci += 1
     return ci
+
+
+@jit
+def advance(out, checkpoints, ci, t, u, regret, order, active, k, n, gaps, pulls):
+    """Account the first ``u`` pulls of a stage that starts at time ``t``.
+
+    Writes the checkpoints in (t, t + u], adds each active arm's pulls to
+    ``pulls`` (int64 (K,)) and returns ``(ci, regret)`` after them. With
+    ``u = k n`` this is a whole stage; with ``u = T − t`` the stage cut by the
+    horizon.
+    """
+    ci = fill_checkpoints(out, checkpoints, ci, t, t + u, regret, order, active, k, n, gaps)
+    for j in range(k):
+        pulls[active[j]] += stage_pulls(order, j, k, n, u)
+    return ci, regret + stage_regret(order, active, k, n, gaps, u)
+
+
+@jit
+def commit(out, checkpoints, ci, t, horizon, regret, arm, gaps, pulls):
+    """Pull ``arm`` from time ``t`` to the horizon: checkpoints and N_a(T)."""
+    if t < horizon:
+        pulls[arm] += horizon - t
+        ci = fill_linear(out, checkpoints, ci, t, regret, gaps[arm])
+    return ci

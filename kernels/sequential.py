@@ -47,7 +47,8 @@ import math
 import numpy as np
 
 from ._jit import jit, jit_inline
-from .regret import ROUND_ROBIN, fill_checkpoints, fill_linear, stage_regret
+from .elimination import eliminate
+from .regret import ROUND_ROBIN, advance, commit
 from .rewards import BERNOULLI, clipped_gaussian
 
 #: Relative margin by which a shortcut decision must win (see module docstring).
@@ -368,6 +369,7 @@ def run_se_shard(rng, gaps, rcode, rpar, horizon, log_horizon, checkpoints,
     n_runs, K = gaps.shape
     active = np.empty(K, np.int64)
     S = np.zeros(K)
+    mean = np.zeros(K)
     for run in range(n_runs):
         g = gaps[run]
         row = out_regret[run]
@@ -384,12 +386,8 @@ def run_se_shard(rng, gaps, rcode, rpar, horizon, log_horizon, checkpoints,
         cycles = 0
         while k > 1 and t < horizon:
             if t + k > horizon:  # HALT mid-cycle (line 7)
-                u = horizon - t
-                ci = fill_checkpoints(row, checkpoints, ci, t, horizon, regret,
-                                      ROUND_ROBIN, active, k, 1, g)
-                for j in range(u):
-                    pulls[active[j]] += 1
-                regret += stage_regret(ROUND_ROBIN, active, k, 1, g, u)
+                ci, regret = advance(row, checkpoints, ci, t, horizon - t, regret,
+                                     ROUND_ROBIN, active, k, 1, g, pulls)
                 t = horizon
                 break
             # cycles whose test cannot remove an arm: the largest gap of the
@@ -412,37 +410,17 @@ def run_se_shard(rng, gaps, rcode, rpar, horizon, log_horizon, checkpoints,
             if j > 0:
                 for _ in range(j):
                     _one_cycle(rng, rcode, rpar[run], active, k, S)
-                ci = fill_checkpoints(row, checkpoints, ci, t, t + j * k, regret,
-                                      ROUND_ROBIN, active, k, j, g)
-                for jj in range(k):
-                    pulls[active[jj]] += j
-                regret += stage_regret(ROUND_ROBIN, active, k, j, g, j * k)
+                ci, regret = advance(row, checkpoints, ci, t, j * k, regret, ROUND_ROBIN,
+                                     active, k, j, g, pulls)
                 t += j * k
                 cycles += j
             _one_cycle(rng, rcode, rpar[run], active, k, S)
-            ci = fill_checkpoints(row, checkpoints, ci, t, t + k, regret,
-                                  ROUND_ROBIN, active, k, 1, g)
-            for jj in range(k):
-                pulls[active[jj]] += 1
-                regret += g[active[jj]]
+            ci, regret = advance(row, checkpoints, ci, t, k, regret, ROUND_ROBIN, active,
+                                 k, 1, g, pulls)
             t += k
             cycles += 1
             width = 2.0 * math.sqrt(2.0 * log_horizon / cycles)
-            best = S[active[0]] / cycles
-            for j in range(1, k):
-                m = S[active[j]] / cycles
-                if m > best:
-                    best = m
-            kept = 0
             for j in range(k):
-                a = active[j]
-                if best - S[a] / cycles > width:
-                    out_elim[run, a] = t
-                else:
-                    active[kept] = a
-                    kept += 1
-            k = kept
-        if t < horizon:
-            a = active[0]
-            pulls[a] += horizon - t
-            ci = fill_linear(row, checkpoints, ci, t, regret, g[a])
+                mean[active[j]] = S[active[j]] / cycles
+            k = eliminate(mean, active, k, width, t, out_elim[run])
+        commit(row, checkpoints, ci, t, horizon, regret, active[0], g, pulls)

@@ -23,7 +23,8 @@ seed 001, Appendix A.1, Algorithm 10 (DP-SE 2), Theorem A.1.1; Appendix A.2
 import numpy as np
 
 from ._jit import jit
-from .regret import ROUND_ROBIN, fill_checkpoints, fill_linear, stage_pulls, stage_regret
+from .elimination import eliminate
+from .regret import ROUND_ROBIN, advance, commit
 from .rewards import batch_sum
 
 
@@ -95,21 +96,15 @@ def run_shard(rng, gaps, rcode, rpar, horizon, query_threshold, elim_width,
                 n = target - r
                 length = k * n
                 if t + length >= horizon:
-                    u = horizon - t
-                    ci = fill_checkpoints(row, checkpoints, ci, t, horizon, regret,
-                                          ROUND_ROBIN, active, k, n, g)
-                    for j in range(k):
-                        pulls[active[j]] += stage_pulls(ROUND_ROBIN, j, k, n, u)
-                    regret += stage_regret(ROUND_ROBIN, active, k, n, g, u)
+                    ci, regret = advance(row, checkpoints, ci, t, horizon - t, regret,
+                                         ROUND_ROBIN, active, k, n, g, pulls)
                     t = horizon
                     break
                 for j in range(k):
                     a = active[j]
                     sums[a] += batch_sum(rng, rcode, rpar[run, a], n)
-                    pulls[a] += n
-                ci = fill_checkpoints(row, checkpoints, ci, t, t + length, regret,
-                                      ROUND_ROBIN, active, k, n, g)
-                regret += stage_regret(ROUND_ROBIN, active, k, n, g, length)
+                ci, regret = advance(row, checkpoints, ci, t, length, regret, ROUND_ROBIN,
+                                     active, k, n, g, pulls)
                 t += length
                 r = target
                 A = rng.laplace(0.0, svt_scale)
@@ -126,23 +121,8 @@ def run_shard(rng, gaps, rcode, rpar, horizon, query_threshold, elim_width,
                     break
             if not halted:
                 break
-            best = -np.inf
             for j in range(k):
                 a = active[j]
                 noisy[a] = sums[a] + rng.laplace(0.0, hist_scale)
-                if noisy[a] > best:
-                    best = noisy[a]
-            w = elim_width[level, k]
-            kept = 0
-            for j in range(k):
-                a = active[j]
-                if best - noisy[a] > w:
-                    out_elim[run, a] = t
-                else:
-                    active[kept] = a
-                    kept += 1
-            k = kept
-        if t < horizon:
-            a = active[0]
-            pulls[a] += horizon - t
-            ci = fill_linear(row, checkpoints, ci, t, regret, g[a])
+            k = eliminate(noisy, active, k, elim_width[level, k], t, out_elim[run])
+        commit(row, checkpoints, ci, t, horizon, regret, active[0], g, pulls)

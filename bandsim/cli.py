@@ -20,6 +20,7 @@ PARAM_FLAGS = {
     "p": "confidence p of Algorithm 1 (default 0.1)",
     "growth": "batch growth factor η, l(b) = η^b",
     "scale": "scaling factor s ≥ 1 (Skellam / discrete Gaussian)",
+    "batch_size": "fixed batch size m of sdp-ae (default ⌈σ²_ε,δ⌉, Corollary 3.2)",
 }
 
 
@@ -68,6 +69,8 @@ def build_parser():
     run.add_argument("--epsilon", type=_floats, default=None, help=PARAM_FLAGS["epsilon"])
     for name in ("delta", "beta", "p", "growth", "scale"):
         run.add_argument(f"--{name}", type=float, default=None, help=PARAM_FLAGS[name])
+    run.add_argument("--batch-size", dest="batch_size", type=_int, default=None,
+                     help=PARAM_FLAGS["batch_size"])
     run.add_argument("--out", default=None,
                      help="write Parquet: a file, or a directory when several configs run")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -99,14 +102,16 @@ def _backend_args(p):
 def cmd_list(console):
     from rich.table import Table
 
-    from .algorithms import ALGORITHMS, REQUIRED
+    from .algorithms import ALGORITHMS, REQUIRED, Derived
     from .instances import NAMED
 
     t = Table(title="algorithms")
     for c in ("name", "trust model", "parameters (default)", "source", "summary"):
         t.add_column(c)
     for a in ALGORITHMS.values():
-        ps = ", ".join(n if d is REQUIRED else (f"{n}=1/T" if callable(d) else f"{n}={d:g}")
+        ps = ", ".join(n if d is REQUIRED
+                       else f"{n}={getattr(d, 'label', '1/T')}"
+                       if isinstance(d, Derived) or callable(d) else f"{n}={d:g}"
                        for n, d in a.params.items())
         t.add_row(a.name, a.trust, ps, a.reference, a.summary)
     console.print(t)
@@ -223,6 +228,36 @@ def summary_table(rows, first=()):
     return t
 
 
+def batch_table(config):
+    """Per-batch protocol parameters (n, g, τ, m, bits) of a result, or None.
+
+    Only for plans whose stages carry the protocol's g, τ and m (the
+    algorithms of seed 003 built on the protocol P = (R, S, A)).
+    """
+    from rich.table import Table
+
+    stages = config.get("stages") or []
+    if not stages or not all(k in stages[0] for k in ("g", "tau", "m")):
+        return None
+    t = Table(title=f"{config['algorithm']}: per-batch protocol parameters "
+                    f"(k = K = {config['arms']} active arms)")
+    for c in ("batch b", "n = l(b)", "g", "τ", "m", "bits/user", "2β(b)"):
+        t.add_column(c, justify="right")
+    for st in stages:
+        t.add_row(str(st["stage"]), f"{st['n']:,}", f"{st['g']:,}", f"{st['tau']:,}",
+                  f"{st['m']:,}", str(st["bits"]), f"{st['width']:.4g}")
+    priv = config.get("privacy") or {}
+    keys = [k for k in ("guarantee", "epsilon", "epsilon_hat", "rho", "scale") if k in priv]
+    if keys:
+        t.caption = "privacy: " + ", ".join(
+            f"{k}={priv[k]:.4g}" if isinstance(priv[k], float) else f"{k}={priv[k]}"
+            for k in keys)
+        if "rdp_epsilon" in priv:
+            t.caption += ", RDP ε̂(α) for α = 2, 4, 8, 16: " + ", ".join(
+                f"{priv['rdp_epsilon'][a - 2]:.4g}" for a in (2, 4, 8, 16))
+    return t
+
+
 def cmd_run(args, console):
     from .jobs import run_jobs
 
@@ -231,6 +266,9 @@ def cmd_run(args, console):
     for i, res, seconds in run_jobs(jobs, console=console):
         rows[i] = summarize(res, seconds, out_path(args, jobs[i], len(jobs)))
     print_rows(rows, args.json)
+    table = batch_table(res.config) if len(jobs) == 1 and not args.json else None
+    if table is not None:
+        wide_console().print(table)
     return 0
 
 

@@ -22,6 +22,11 @@ from .results import Result
 #: depend on it, never on the number of threads.
 SHARD_RUNS = 64
 MAX_HORIZON = 10**10
+#: Recorded in the configuration when a binary-reward algorithm runs on [0, 1] rewards.
+BINARIZATION_NOTE = (
+    "each [0,1] reward x is binarized by its user into one Bernoulli(x) bit (unbiased); "
+    "the sum of n binarized rewards is exactly Binomial(n, E[X]), drawn in one step"
+)
 
 
 def default_checkpoints(horizon, n=128):
@@ -172,13 +177,20 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
         "reference": algo.reference,
         "stages": plan.stages,
     }
+    if getattr(plan, "privacy", None):
+        config["privacy"] = plan.privacy
     if inst.name == "means" or inst.location.ndim == 1:
         config["location"] = inst.location.tolist()
+    config.update(getattr(plan, "notes", {}))
     if inst.source is not None:
         config["instance_file"] = inst.source
     if inst.rewards == "categorical":
         config["categorical"] = {"values": inst.values.tolist(), "probs": inst.probs.tolist()}
-    if inst.rewards == "gaussian":
+    if inst.rewards != "bernoulli" and algo.binary_rewards:
+        config["reward_binarization"] = BINARIZATION_NOTE
+    if inst.rewards == "gaussian" and algo.binary_rewards:
+        config["sigma"] = inst.sigma
+    elif inst.rewards == "gaussian":
         from kernels.rewards import GAUSSIAN_EXACT_MAX_N
 
         config["sigma"] = inst.sigma

@@ -12,12 +12,24 @@ estimate of their sum.
     the exact sum plus continuous Laplace noise of scale ``fpar[0]`` (in reward
     units of the sum). DP-SE adds Lap(1/(ε r)) to a mean of r rewards
     (seed 001, Algorithm 9 line 16), i.e. Lap(1/ε) to the sum.
+``DIST_DP`` … ``DIST_DP_SHUFFLE`` (2–7)
+    the protocol P = (R, S, A) of seed 003 with secure aggregation; see
+    :mod:`kernels.secagg` (``ipar = [g, τ, m]``, ``fpar`` = noise parameters).
+``SHUFFLE_BINARY`` (10)
+    the (ε, δ) shuffle binary-summation mechanism (seed 000, Algorithm 3) on
+    the users' binary rewards ([0, 1] rewards binarized by a Bernoulli(x)
+    draw); ``fpar[0]`` = τ = 96 log(2/δ)/ε². See :mod:`kernels.shuffle`.
 """
+from . import shuffle
 from ._jit import jit
 from .rewards import batch_sum
+from .secagg import (CENTRAL, DIST_CDP, DIST_DP, DIST_DP_SHUFFLE, DIST_RDP, LOCAL,
+                     batched_estimate)
 
 NONE = 0
 LAPLACE = 1
+SECAGG_CODES = (DIST_DP, DIST_RDP, DIST_CDP, CENTRAL, LOCAL, DIST_DP_SHUFFLE)
+SHUFFLE_BINARY = 10
 
 
 @jit
@@ -28,7 +40,8 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
     ----------
     rng : numpy.random.Generator
     mech : int
-        Mechanism code (``NONE`` or ``LAPLACE``).
+        Mechanism code (``NONE``, ``LAPLACE``, a protocol code 2–7 or
+        ``SHUFFLE_BINARY``).
     rcode : int
         Reward model code, see :mod:`kernels.rewards`.
     rpar : float64 (P,)
@@ -38,6 +51,10 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
     fpar : float64 (F,), ipar : int64 (I,)
         Mechanism parameters for this batch size.
     """
+    if mech == SHUFFLE_BINARY:
+        return shuffle.batch_estimate(rng, rcode, rpar, n, fpar[0])
+    if mech >= DIST_DP:
+        return batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
     s = batch_sum(rng, rcode, rpar, n)
     if mech == LAPLACE:
         s += rng.laplace(0.0, fpar[0])

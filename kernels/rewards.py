@@ -19,10 +19,16 @@ Reward models travel as small int codes with a per-arm parameter row
     (c_1…c_J) of n rewards are one Multinomial(n; p) draw, made as sequential
     binomials (:func:`categorical_counts`); the sum is Σ c_j v_j (exact).
 
+``encoded_sum(rng, code, par, n, g)`` is Σ x̂_i, the rewards encoded at
+precision g with randomized rounding (seed 003, Algorithm 2): exactly
+g · Binomial(n, μ) for Bernoulli rewards (see its docstring for Gaussians).
+
 References
 ----------
 DESIGN.md, "Simulation fidelity", rules 1 and 3.
 """
+import math
+
 import numpy as np
 
 from ._jit import jit
@@ -133,3 +139,159 @@ def batch_sum(rng, code, par, n):
     if s > n:
         return float(n)
     return s
+
+
+@jit
+def binary_batch_sum(rng, code, par, n):
+    """Sum of ``n`` binary rewards of one arm: one Binomial(n, E[X]) draw (exact).
+
+    Bernoulli rewards are binary already. A [0, 1]-valued reward x (clipped
+    Gaussian) is binarized by its user into one Bernoulli(x) bit, which is
+    unbiased; unconditionally that bit is Bernoulli(E[X]), and the bits of n
+    users are independent, so their sum is exactly Binomial(n, E[X]).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    code : int
+        Reward model code (any; [0, 1]-valued rewards are binarized).
+    par : float64 (P,)
+        The arm's parameter row.
+    n : int64
+        Users in the batch (≥ 0).
+
+    Returns
+    -------
+    int64
+        Number of users whose (binarized) reward is 1.
+
+    References
+    ----------
+    seed 000 (Tenenbaum et al.), Section 2, footnote 12 (binary rewards).
+    """
+    if n <= 0:
+        return 0
+    return rng.binomial(n, reward_mean(code, par))
+
+
+@jit
+def reward_mean(code, par):
+    """E[X] of one arm's reward from its parameter row (float64)."""
+    if code == BERNOULLI:
+        return par[0]
+    if code == CLIPPED_GAUSSIAN:
+        return par[2]
+    J = int(par[0])
+    jmax = (par.shape[0] - 1) // 2
+    m = 0.0
+    for j in range(J):
+        m += par[1 + j] * par[1 + jmax + j]
+    return m
+
+
+@jit
+def _phi(z):
+    return math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+
+
+@jit
+def _Phi(z):
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
+@jit
+def rounding_variance(mu, sigma, g):
+    """E[f(1 − f)], f = frac(g X), X = clip(N(mu, sigma²), 0, 1) (float64).
+
+    The conditional variance of the randomized rounding x̂ = ⌊gX⌋ + Ber(f),
+    averaged over X; computed exactly cell by cell (u(1 − u) on each cell
+    [j/g, (j+1)/g) is a quadratic in the standard normal z, integrated in
+    closed form with Φ and φ). The clipped atoms at 0 and 1 round exactly.
+    """
+    b = g * sigma
+    total = 0.0
+    za = (0.0 - mu) / sigma
+    pa, fa = _Phi(za), _phi(za)
+    for j in range(g):
+        zb = ((j + 1.0) / g - mu) / sigma
+        pb, fb = _Phi(zb), _phi(zb)
+        a = g * mu - j
+        i0 = pb - pa
+        i1 = fa - fb
+        i2 = i0 - (zb * fb - za * fa)
+        total += a * (1.0 - a) * i0 + b * (1.0 - 2.0 * a) * i1 - b * b * i2
+        za, pa, fa = zb, pb, fb
+    return total if total > 0.0 else 0.0
+
+
+@jit
+def encode(rng, x, g):
+    """Randomized rounding of one reward x ∈ [0, 1] at precision g (int64).
+
+    x̂ = ⌊x g⌋ + Ber(x g − ⌊x g⌋), so E[x̂] = x g and x̂ ∈ {0, …, g}
+    (seed 003, Algorithm 2 line 3).
+    """
+    y = x * g
+    fl = math.floor(y)
+    return np.int64(fl) + (1 if rng.random() < y - fl else 0)
+
+
+@jit
+def encoded_sum(rng, code, par, n, g):
+    """Σ x̂_i: the sum of n users' rewards encoded at precision g (int64).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    code : int
+        Reward model code.
+    par : float64 (P,)
+        The arm's parameter row.
+    n : int64
+        Users in the batch.
+    g : int64
+        Precision g ≥ 1 of the fixed-point encoding (seed 003, Algorithm 2).
+
+    Returns
+    -------
+    int64
+        Σ x̂_i ∈ [0, n g]. Bernoulli rewards are integers, so x̂ = g x and the
+        sum is exactly g · Binomial(n, μ). Categorical rewards are exact too
+        (multinomial counts, then one Binomial per value for the rounding
+        up). Clipped-Gaussian rewards are
+        encoded user by user (exact) up to ``GAUSSIAN_EXACT_MAX_N`` users;
+        above it the sum is the moment-matched normal with the exact mean
+        n g E[X] and variance n (g² Var[X] + E[f(1 − f)]) rounded to the
+        nearest integer and clipped to [0, n g] (DESIGN.md rule 3; Kolmogorov
+        distance ≤ 0.4748 g / sqrt(n Var[x̂]) ≤ 0.4748 / sqrt(n Var[X]) by
+        Berry–Esseen, since |x̂ − E x̂| ≤ g).
+
+    References
+    ----------
+    seed 003, Algorithm 2 line 3 (randomized rounding); DESIGN.md rules 1, 3.
+    """
+    if n <= 0:
+        return np.int64(0)
+    if code == BERNOULLI:
+        return np.int64(g) * rng.binomial(n, par[0])
+    if code == CATEGORICAL:  # exact: users with value v add ⌊g v⌋ + Ber(frac(g v))
+        counts = categorical_counts(rng, par, n)
+        s = np.int64(0)
+        for j in range(counts.shape[0]):
+            y = par[1 + j] * g
+            fl = math.floor(y)
+            s += counts[j] * np.int64(fl) + rng.binomial(counts[j], y - fl)
+        return s
+    if n <= GAUSSIAN_EXACT_MAX_N:
+        s = np.int64(0)
+        for _ in range(n):
+            s += encode(rng, clipped_gaussian(rng, par[0], par[1]), g)
+        return s
+    var = g * g * par[3] + rounding_variance(par[0], par[1], g)
+    x = n * g * par[2] + math.sqrt(n * var) * rng.standard_normal()
+    top = float(n) * g
+    if x <= 0.0:
+        return np.int64(0)
+    if x >= top:
+        return np.int64(n) * g
+    return np.int64(math.floor(x + 0.5))

@@ -148,3 +148,35 @@ def test_every_algorithm_accepts_a_categorical_instance(name):
     res = bandsim.simulate(name, instance=inst, horizon=20_000, runs=64, seed=1, **params)
     assert np.all(res.pulls.sum(axis=1) == 20_000)
     np.testing.assert_allclose(res.means[0], [0.7, 0.6, 0.55])
+
+
+def test_binary_algorithms_binarize_categorical_rewards_exactly():
+    # a binarized categorical reward is Bernoulli(E[X]): same draws as a
+    # Bernoulli instance with those means, bit for bit
+    from bandsim.instances import categorical_instance
+
+    inst = categorical_instance([[0, 0.5, 1.0], [0, 0.25, 1.0]], [[0.2, 0.3, 0.5], [0.5, 0.3, 0.2]])
+    kw = dict(horizon=200_000, runs=64, seed=4, epsilon=1.0, delta=1e-6)
+    cat = bandsim.simulate("vb-sdp-ae", instance=inst, **kw)
+    ber = bandsim.simulate("vb-sdp-ae", means=inst.means.tolist(), **kw)
+    assert np.array_equal(cat.pseudo_regret, ber.pseudo_regret)
+    assert "reward_binarization" in cat.config
+
+
+def test_categorical_encoded_sum_matches_per_user_randomized_rounding():
+    # Σ x̂ from multinomial counts + one Binomial per value vs every user
+    # encoding its own reward (seed 003, Algorithm 2 line 3): same pmf
+    from bandsim.instances import categorical_rows
+
+    values, probs = [0.0, 0.3, 0.55, 1.0], [0.1, 0.4, 0.3, 0.2]
+    par = categorical_rows([values], [probs])[0]
+    n, g, size = 6, 7, 20_000
+    rng = np.random.default_rng(8)
+    fast = np.array([rewards.encoded_sum(rng, rewards.CATEGORICAL, par, n, g)
+                     for _ in range(size)])
+    rng = np.random.default_rng(9)
+    x = rng.choice(values, p=probs, size=(size, n)) * g
+    slow = (np.floor(x) + (rng.random((size, n)) < x - np.floor(x))).sum(1)
+    assert chi2_two_sample(fast, slow) > ALPHA
+    mean = n * g * np.dot(values, probs)
+    assert abs(fast.mean() - mean) < stats.norm.isf(ALPHA / 2) * fast.std() / np.sqrt(size)

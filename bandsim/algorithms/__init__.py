@@ -1,10 +1,12 @@
 """The algorithm catalogue: canonical name → :class:`Algorithm`."""
 from ..errors import ConfigError
-from .base import REQUIRED, Algorithm, Plan
+from .base import REQUIRED, Algorithm, Derived, Plan
 from .batched import BATCH_SE
 from .central import DP_SE
+from .distributed import ALGORITHMS as _DISTRIBUTED
+from .shuffle import SDP_AE, VB_SDP_AE
 
-ALGORITHMS = {a.name: a for a in (DP_SE, BATCH_SE)}
+ALGORITHMS = {a.name: a for a in (DP_SE, BATCH_SE, *_DISTRIBUTED, SDP_AE, VB_SDP_AE)}
 
 
 def get(name):
@@ -22,4 +24,4 @@ def get(name):
                           f"must be one of {', '.join(ALGORITHMS)}") from None
 
 
-__all__ = ["ALGORITHMS", "Algorithm", "Plan", "REQUIRED", "get"]
+__all__ = ["ALGORITHMS", "Algorithm", "Derived", "Plan", "REQUIRED", "get"]

@@ -10,9 +10,25 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import ConfigError, check_range
+from ..errors import ConfigError, check_int, check_range
 
 REQUIRED = object()
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A parameter default computed from the other resolved parameters.
+
+    Attributes
+    ----------
+    fn : callable (params: dict, horizon: int) -> value
+        Receives the parameters resolved so far (every non-derived one).
+    label : str
+        How ``bandsim list`` shows the default, e.g. ``⌈σ²⌉``.
+    """
+
+    fn: Callable
+    label: str
 
 
 @dataclass
@@ -38,6 +54,12 @@ class Plan:
         Pool estimates over all batches.
     stages : list of dict
         Human-readable per-stage parameters (at k = K) for reports.
+    notes : dict
+        Extra entries for the result's configuration (e.g. the mechanism's
+        exact privacy), merged into ``config`` by the runner.
+    privacy : dict, optional
+        The privacy guarantee in the seed's terms; the runner copies it into
+        ``config["privacy"]``.
     """
 
     batch: np.ndarray
@@ -48,6 +70,8 @@ class Plan:
     order: int
     cumulative: bool = False
     stages: list = field(default_factory=list)
+    notes: dict = field(default_factory=dict)
+    privacy: dict = None
 
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
@@ -77,6 +101,10 @@ class Algorithm:
         Parameter name → default (``REQUIRED`` if it has none). Defaults may
         be callables of the horizon T (e.g. β = 1/T).
     plan : callable (params: dict, arms: int, horizon: int) -> Plan
+    binary_rewards : bool
+        The algorithm needs binary rewards: [0, 1]-valued rewards are
+        binarized (each reward x replaced by a Bernoulli(x) bit), and the
+        runner records it in the result's configuration.
     """
 
     name: str
@@ -85,6 +113,7 @@ class Algorithm:
     reference: str
     params: dict
     plan: Callable
+    binary_rewards: bool = False
 
     def resolve(self, given, horizon):
         """Validated parameter values: ``given`` completed with the defaults.
@@ -103,12 +132,16 @@ class Algorithm:
         out = {}
         for name, default in self.params.items():
             value = given.get(name)
+            if value is None and isinstance(default, Derived):
+                continue  # second pass, once the others are known
             if value is None:
                 if default is REQUIRED:
                     raise ConfigError(name, None, f"{self.name} requires it")
                 value = default(horizon) if callable(default) else default
             out[name] = validate_param(name, value)
-        return out
+        derived = {name: validate_param(name, d.fn(dict(out), horizon))
+                   for name, d in self.params.items() if name not in out}
+        return {name: out.get(name, derived.get(name)) for name in self.params}
 
 
 #: Allowed ranges of the algorithm parameters.
@@ -118,18 +151,26 @@ PARAM_RANGES = {
     "beta": (0.0, 1.0, "confidence β (failure probability)"),
     "p": (0.0, 1.0, "confidence p (failure probability)"),
     "growth": (1.0, None, "batch growth factor η of l(b) = η^b"),
+    "batch_size": (1, None, "fixed batch size m (users per arm per phase)"),
+    "scale": (1.0, None, "scaling factor s ≥ 1 of the precision g = ⌈sε√n⌉"),
 }
+
+#: Parameters that take integer values (bounds in PARAM_RANGES are inclusive).
+INT_PARAMS = {"batch_size"}
 
 
 def validate_param(name, value):
     """Validate one algorithm parameter against :data:`PARAM_RANGES`."""
     if name == "scale":
         return check_range("scale", value, 1.0, None, lo_open=False)
+    if name in INT_PARAMS:
+        lo, hi, _ = PARAM_RANGES[name]
+        return check_int(name, value, lo, hi)
     lo, hi, _ = PARAM_RANGES.get(name, (None, None, ""))
     return check_range(name, value, lo, hi)
 
 
-def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1):
+def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by_k=True):
     """Evaluate ``stage(s, k)`` for every stage a run can reach and every k.
 
     Parameters
@@ -143,6 +184,12 @@ def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1):
         Per-stage parameters for stage s (0-based) with k ≥ 2 active arms:
         pulls per arm, elimination width, mechanism parameter sequences and a
         dict for reports.
+    max_stages : int
+        Largest table; more stages raise ConfigError (horizon).
+    by_k : bool
+        False if ``stage(s, k)`` does not depend on k: it is then called
+        once per stage (with k = arms) and its row copied to every k, which
+        keeps long schedules (10⁵ stages) cheap to tabulate.
 
     Returns
     -------
@@ -153,11 +200,15 @@ def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1):
     spent = 0
     s = 0
     while spent < horizon:
-        row = [stage(s, k) for k in range(2, arms + 1)]
+        if by_k:
+            row = [stage(s, k) for k in range(2, arms + 1)]
+            spent += min(k * r[0] for k, r in zip(range(2, arms + 1), row))
+        else:
+            row = [stage(s, arms)]
+            spent += 2 * row[0][0]
         rows.append(row)
-        spent += min(k * r[0] for k, r in zip(range(2, arms + 1), row))
         s += 1
-        if s > 10_000:
+        if s > max_stages:
             raise ConfigError("horizon", horizon, "too long for the batch schedule")
     n_stages = len(rows)
     batch = np.ones((n_stages, arms + 1), np.int64)
@@ -165,7 +216,8 @@ def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1):
     fpar = np.zeros((n_stages, arms + 1, n_fpar))
     ipar = np.zeros((n_stages, arms + 1, n_ipar), np.int64)
     for s, row in enumerate(rows):
-        for k, (n, w, fp, ip, _) in zip(range(2, arms + 1), row):
+        ks = range(2, arms + 1) if by_k else [slice(2, arms + 1)]
+        for k, (n, w, fp, ip, _) in zip(ks, row):
             batch[s, k] = n
             width[s, k] = w
             fpar[s, k, :len(fp)] = fp

@@ -1,0 +1,247 @@
+"""The protocol P = (R, S, A) of Chowdhury & Zhou with secure aggregation (Numba).
+
+One batch of n users who pulled the same arm:
+
+R (randomizer, Algorithm 2)
+    encode x ∈ [0, 1] at precision g with randomized rounding,
+    x̂ = ⌊x g⌋ + Ber(x g − ⌊x g⌋); add discrete noise η_i; send
+    y_i = (x̂ + η_i) mod m.
+S (secure aggregation)
+    reveals only ŷ = (Σ y_i) mod m.
+A (analyzer, Algorithm 3)
+    y = ŷ; if y > n g + τ then z = (y − m)/g (underflow), else z = y/g.
+    Equivalently: A returns the representative of ŷ in the window
+    [−τ, n g + τ] (exactly m integers), divided by g.
+
+Two paths give the analyzer's output z (reward units, float64):
+
+``per_user_estimate``
+    every user draws her reward, encodes it, draws her own noise and reduces
+    mod m; S sums mod m; A decodes (the slow, obvious twin).
+``batched_estimate``
+    Σ x̂ from one draw (:func:`kernels.rewards.encoded_sum`), the total noise
+    Σ η_i from its closed form, one reduction mod m, A. Modular addition
+    distributes, so (Σ x̂ + Σ η) mod m is exactly ŷ (seed 003, eq. (3)).
+
+Mechanism codes (``mech``), with ``ipar = [g, τ, m]`` and ``fpar``:
+
+``DIST_DP`` (2)
+    Theorem 1: η_i = γ⁺ − γ⁻, γ ~ Pólya(1/n, β), β = e^{−ε/g}; the total is
+    Lap_Z(g/ε). ``fpar = [q, β]``, q = 1 − β.
+``DIST_RDP`` (3)
+    Theorem 2: η_i ~ Sk(0, g²/(n ε²)); the total is Sk(0, g²/ε²).
+    ``fpar = [μ]`` with μ = g²/(2ε²) the Poisson mean of the total.
+``DIST_CDP`` (4)
+    Theorem 4: η_i ~ N_Z(0, g²/(n ε²)). ``fpar = [g²/ε²]``. The batched
+    path draws one N_Z(0, g²/ε²) — an approximation of the n-fold sum whose
+    distance bound is computed by :func:`bandsim.protocols.dgauss_sum_tv_bound`.
+``CENTRAL`` (5)
+    Theorem 5 (Algorithms 4, 5): no local noise; the analyzer adds
+    η = η₁ − η₂, η_j ~ Pólya(1, β) (Remark 7), i.e. Lap_Z(g/ε), mod m.
+    ``fpar = [q, β]``.
+``LOCAL`` (6)
+    Theorem 6 (Algorithms 6, 7): η_i ~ Lap_Z(g/ε) per user; the total is
+    NB(n, q) − NB(n, q). ``fpar = [q, β]``.
+``DIST_DP_SHUFFLE`` (7)
+    Theorem 3: ``DIST_DP`` noise over an (ε̂, q̂)-relaxed SecAgg: with
+    probability q̂ the modular sum is replaced by a uniform element of Z_m
+    (relaxed correctness, seed 003 Definition 9); ``fpar = [q, β, q̂]``.
+
+References
+----------
+seed 003, Section 3.2 (Algorithms 2, 3), Section 4 (Theorem 1), Section 5
+(Theorem 2), Appendix C.2 (Theorem 3, Definition 9), Appendix E
+(Theorem 4), Appendix G (Theorems 5, 6, Algorithms 4–7).
+"""
+import numpy as np
+
+from ._jit import jit
+from .rewards import BERNOULLI, clipped_gaussian, encode, encoded_sum
+from .samplers import (discrete_gaussian, discrete_laplace, discrete_laplace_sum,
+                       geometric_failures, polya, skellam)
+
+DIST_DP = 2
+DIST_RDP = 3
+DIST_CDP = 4
+CENTRAL = 5
+LOCAL = 6
+DIST_DP_SHUFFLE = 7
+
+
+@jit
+def analyze(y, n, g, tau, m):
+    """Analyzer A (Algorithm 3): decode ŷ ∈ Z_m into reward units (float64)."""
+    if y > n * g + tau:
+        return (y - m) / g
+    return y / g
+
+
+@jit
+def user_noise(rng, mech, n, fpar):
+    """One user's noise η_i (int64) for mechanism ``mech`` in a batch of n."""
+    if mech == DIST_DP or mech == DIST_DP_SHUFFLE:
+        r = 1.0 / n
+        return polya(rng, r, fpar[1]) - polya(rng, r, fpar[1])
+    if mech == DIST_RDP:
+        return skellam(rng, fpar[0] / n)
+    if mech == DIST_CDP:
+        return discrete_gaussian(rng, fpar[0] / n)
+    if mech == LOCAL:
+        return discrete_laplace(rng, fpar[0])
+    return np.int64(0)  # CENTRAL: no local noise (Algorithm 4)
+
+
+@jit
+def total_noise(rng, mech, n, fpar):
+    """Σ η_i over the batch from its closed form (int64).
+
+    Pólya pairs sum to Lap_Z(g/ε) (Fact 1); Skellams sum to a Skellam;
+    n discrete Laplaces sum to NB(n, q) − NB(n, q); the discrete Gaussian sum
+    is approximated by one N_Z(0, Σσ²) (see the module docstring).
+    """
+    if mech == DIST_DP or mech == DIST_DP_SHUFFLE:
+        return discrete_laplace(rng, fpar[0])
+    if mech == DIST_RDP:
+        return skellam(rng, fpar[0])
+    if mech == DIST_CDP:
+        return discrete_gaussian(rng, fpar[0])
+    if mech == LOCAL:
+        return discrete_laplace_sum(rng, n, fpar[0])
+    return np.int64(0)
+
+
+@jit
+def central_noise(rng, mech, fpar, m):
+    """The analyzer's own noise η̂ = η mod m (CENTRAL only; Algorithm 5 line 3)."""
+    if mech == CENTRAL:
+        eta = geometric_failures(rng, fpar[0]) - geometric_failures(rng, fpar[0])
+        return eta % m
+    return np.int64(0)
+
+
+@jit
+def relaxed(rng, mech, y, m, fpar):
+    """S's output under relaxed correctness: uniform on Z_m w.p. q̂ (shuffle only)."""
+    if mech == DIST_DP_SHUFFLE and rng.random() < fpar[2]:
+        return rng.integers(0, m)
+    return y
+
+
+@jit
+def finish(rng, mech, yhat, n, fpar, ipar):
+    """S's (possibly relaxed) output ŷ, the analyzer's central noise, then A."""
+    g, tau, m = ipar[0], ipar[1], ipar[2]
+    y = relaxed(rng, mech, yhat, m, fpar)
+    y = (y + central_noise(rng, mech, fpar, m)) % m
+    return analyze(y, n, g, tau, m)
+
+
+@jit
+def batched_output(rng, mech, xhat_sum, n, fpar, ipar):
+    """Analyzer output for a batch whose encoded sum Σ x̂ is given (batched path)."""
+    m = ipar[2]
+    yhat = (xhat_sum + total_noise(rng, mech, n, fpar)) % m
+    return finish(rng, mech, yhat, n, fpar, ipar)
+
+
+@jit
+def per_user_output(rng, mech, x, fpar, ipar):
+    """Analyzer output for given rewards x (float64 (n,)), user by user.
+
+    Each user runs R (encode, own noise, mod m); S sums the y_i mod m.
+    """
+    g, m = ipar[0], ipar[2]
+    n = x.shape[0]
+    yhat = np.int64(0)
+    for i in range(n):
+        yi = (encode(rng, x[i], g) + user_noise(rng, mech, n, fpar)) % m
+        yhat = (yhat + yi) % m
+    return finish(rng, mech, yhat, n, fpar, ipar)
+
+
+@jit
+def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
+    """Analyzer's estimate of the sum of n rewards of one arm: batched path (float64).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    mech : int
+        Mechanism code (``DIST_DP`` … ``DIST_DP_SHUFFLE``).
+    rcode : int
+        Reward model code; rpar : float64 (P,) the arm's parameters.
+    n : int64
+        Users in the batch, l(b).
+    fpar : float64 (F,)
+        Noise parameters (see the module docstring).
+    ipar : int64 (3,)
+        Precision g, accuracy τ and modulus m = n g + 2τ + 1.
+    """
+    return batched_output(rng, mech, encoded_sum(rng, rcode, rpar, n, ipar[0]),
+                          n, fpar, ipar)
+
+
+@jit
+def per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
+    """Same as :func:`batched_estimate`, every user simulated (the per-user twin)."""
+    g, m = ipar[0], ipar[2]
+    yhat = np.int64(0)
+    for _ in range(n):
+        if rcode == BERNOULLI:
+            x = 1.0 if rng.random() < rpar[0] else 0.0
+        else:
+            x = clipped_gaussian(rng, rpar[0], rpar[1])
+        yi = (encode(rng, x, g) + user_noise(rng, mech, n, fpar)) % m
+        yhat = (yhat + yi) % m
+    return finish(rng, mech, yhat, n, fpar, ipar)
+
+
+@jit
+def draw_batched(rng, mech, rcode, rpar, n, fpar, ipar, size):
+    """``size`` independent batched analyzer outputs (float64 (size,))."""
+    out = np.empty(size)
+    for i in range(size):
+        out[i] = batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
+    return out
+
+
+@jit
+def draw_per_user(rng, mech, rcode, rpar, n, fpar, ipar, size):
+    """``size`` independent per-user analyzer outputs (float64 (size,))."""
+    out = np.empty(size)
+    for i in range(size):
+        out[i] = per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
+    return out
+
+
+@jit
+def draw_batched_given(rng, mech, xhat_sums, n, fpar, ipar):
+    """Batched analyzer outputs, one per given encoded sum Σ x̂ (int64 (size,))."""
+    out = np.empty(xhat_sums.shape[0])
+    for i in range(xhat_sums.shape[0]):
+        out[i] = batched_output(rng, mech, xhat_sums[i], n, fpar, ipar)
+    return out
+
+
+@jit
+def draw_per_user_given(rng, mech, x, fpar, ipar, size):
+    """``size`` per-user analyzer outputs for fixed rewards x (float64 (n,))."""
+    out = np.empty(size)
+    for i in range(size):
+        out[i] = per_user_output(rng, mech, x, fpar, ipar)
+    return out
+
+
+@jit
+def draw_total_noise(rng, mech, n, fpar, size, per_user):
+    """``size`` draws of the total noise Σ η_i (int64), batched or per user."""
+    out = np.empty(size, np.int64)
+    for i in range(size):
+        if per_user:
+            s = np.int64(0)
+            for _ in range(n):
+                s += user_noise(rng, mech, n, fpar)
+            out[i] = s
+        else:
+            out[i] = total_noise(rng, mech, n, fpar)
+    return out

@@ -88,6 +88,10 @@ class LogPmf:
         (e.g. from folding or from an FFT), beyond floating-point rounding.
     modulus : int or None
         If set, the pmf lives on ℤ_m and ``lo == 0``, ``len(logp) == m``.
+    log_missing : float
+        −inf when every entry is exact. Otherwise the pmf was computed on a
+        truncated support: entries at −inf are *unknown* but at most
+        exp(log_missing), and divergences computed with it are lower bounds.
     """
 
     lo: int
@@ -95,6 +99,12 @@ class LogPmf:
     dropped: float = 0.0
     rel_err: float = 0.0
     modulus: int = None
+    log_missing: float = -np.inf
+
+    @property
+    def exact(self):
+        """False if some entries are only bounded (see ``log_missing``)."""
+        return self.log_missing == -np.inf
 
     @property
     def hi(self):
@@ -114,8 +124,8 @@ class LogPmf:
         d = int(d)
         if self.modulus is not None:
             return LogPmf(0, np.roll(self.logp, d % self.modulus), self.dropped, self.rel_err,
-                          self.modulus)
-        return LogPmf(self.lo + d, self.logp, self.dropped, self.rel_err)
+                          self.modulus, self.log_missing)
+        return LogPmf(self.lo + d, self.logp, self.dropped, self.rel_err, None, self.log_missing)
 
 
 def _normalize(logp):
@@ -349,19 +359,36 @@ class DiscreteGaussianSum(Law):
         kf = k.astype(np.float64)
         return -kf * kf / (2.0 * self.n * self.sigma2) + self._logm[k % self.n]
 
-    def _direct_logpmf(self, k):
-        k = np.asarray(k, np.int64)
-        need = int(np.max(np.abs(k))) if k.size else 0
-        if self._direct is None or need > self._direct[0]:
-            V = max(need, self._direct_window or 0, 16)
+    def _direct_table(self):
+        """[−V, V] log-pmf of S computed directly (small σ only; see the class docstring)."""
+        if self._direct is None:
+            sd = math.sqrt(self.n * self.sigma2)
+            V = self._direct_window or int(math.ceil(40 * sd)) + 16
             J = int(min(V, math.ceil(math.sqrt(1500.0 * self.sigma2)) + 1))
             logc = -np.arange(-J, J + 1, dtype=np.float64) ** 2 / (2 * self.sigma2)
             self._direct = (V, _log_power(logc, self.n, V + 8)[8:-8])
-        V, table = self._direct
+        return self._direct
+
+    @property
+    def support_limit(self):
+        """V: the direct method knows P(S = k) for |k| ≤ V only (None otherwise)."""
+        return self._direct_table()[0] if self.method == "direct" else None
+
+    def _direct_logpmf(self, k):
+        V, table = self._direct_table()
         inside = np.abs(k) <= V
         out = np.full(k.shape, -np.inf)
         out[inside] = table[k[inside] + V]
         return out
+
+    def log_tail(self, K):
+        if self.method != "direct" or K < self._direct_table()[0] - 1:
+            return super().log_tail(K)
+        V, table = self._direct_table()  # log-concave: geometric bound from the edge
+        la, lb = table[-2], table[-1]
+        if lb == -np.inf:
+            return -np.inf
+        return math.log(2.0) + lb - math.log(-math.expm1(min(lb - la, -1e-300)))
 
 
 class Binomial(Law):
@@ -420,6 +447,15 @@ def fold(law, m, offset=0):
     m = int(m)
     if isinstance(law, DiscreteLaplace):
         return law.fold(m).shift(offset)
+    limit = getattr(law, "support_limit", None)
+    if limit is not None:  # known on [−V, V] only: fold that, bound the rest
+        k = np.arange(-limit, limit + 1, dtype=np.int64)
+        lp = law.logpmf(k)
+        total = special.logsumexp(lp)
+        folded = np.full(m, -np.inf)
+        np.logaddexp.at(folded, k % m, lp)
+        return LogPmf(0, folded - total, 0.0, 0.0, m,
+                      float(law.log_tail(limit) - total)).shift(offset)
     c = int(law.center)
     K = max(m, 64)
     while True:
@@ -435,7 +471,7 @@ def fold(law, m, offset=0):
         folded = np.roll(folded, start)
         lmin = folded.min()
         ltail = law.log_tail(K)
-        if ltail - lmin < LOG_TINY or lmin == -np.inf and ltail == -np.inf:
+        if ltail == -np.inf or ltail - lmin < LOG_TINY:
             break
         K *= 2
     total = special.logsumexp(folded)
@@ -501,6 +537,14 @@ def convolve(a, b):
 # --- divergences on a common support ----------------------------------------
 
 def _aligned(p, q):
+    """(log P, log Q) on a common support; unknown Q entries at their upper bound."""
+    a, b = _aligned_raw(p, q)
+    if q.log_missing > -np.inf:
+        b = np.where(b == -np.inf, q.log_missing, b)
+    return a, b
+
+
+def _aligned_raw(p, q):
     if p.modulus is not None or q.modulus is not None:
         if p.modulus != q.modulus:
             raise ValueError("pmfs on different moduli")
@@ -516,7 +560,8 @@ def _aligned(p, q):
 def max_log_ratio(p, q):
     """sup_y log P(y)/Q(y) over the support of P (inf if Q(y) = 0 < P(y)).
 
-    The exact pure-DP ε of the pair (P, Q) in this direction.
+    The exact pure-DP ε of the pair (P, Q) in this direction (a lower
+    bound if either pmf is not exact, see :attr:`LogPmf.log_missing`).
     """
     a, b = _aligned(p, q)
     live = a > -np.inf
@@ -529,7 +574,8 @@ def renyi(p, q, alphas):
     """Rényi divergences D_α(P‖Q) = log Σ P^α Q^{1−α} / (α − 1), float64 (len(alphas),).
 
     Computed as log Σ P e^{(α−1) log(P/Q)} in log space (no overflow at
-    α = 64 and divergences in the thousands).
+    α = 64 and divergences in the thousands). Lower bounds if either pmf is
+    not exact.
     """
     a, b = _aligned(p, q)
     live = a > -np.inf

@@ -12,6 +12,11 @@
 
 See docs/privacy.md.
 """
+import sys as _sys
+
 from .audit import AUDITABLE, AuditReport, audit, audit_mechanism
+
+#: The audit module itself (the name ``audit`` is the function).
+audit_impl = _sys.modules[__name__ + ".audit"]
 
 __all__ = ["AUDITABLE", "AuditReport", "audit", "audit_mechanism"]

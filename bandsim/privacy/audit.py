@@ -97,6 +97,8 @@ class Row:
     lower_bound : bool
         ``exact`` is only a lower bound (a pmf known on a truncated support):
         it can prove a violation but not a pass.
+    short : str
+        Short name for summary tables (default: ``quantity``).
     """
 
     quantity: str
@@ -106,6 +108,7 @@ class Row:
     also: str = ""
     shown: bool = True
     lower_bound: bool = False
+    short: str = ""
 
     @property
     def slack(self):
@@ -167,6 +170,12 @@ class AuditReport:
     def failures(self):
         return [r for r in self.rows if r.status == "FAIL"]
 
+    @property
+    def worst_ratio(self):
+        """max over checked rows of exact/claimed (> 1 means a violated claim)."""
+        ratios = [r.exact / r.claimed for r in self.rows if r.claimed]
+        return max(ratios) if ratios else math.nan
+
     def verdict(self):
         """One line: PASS, FAIL naming the worst violated claim, or INCONCLUSIVE."""
         if not self.failures and not self.passed:
@@ -198,10 +207,10 @@ class AuditReport:
         """A ``rich`` table of claimed vs exact (``full``: every α)."""
         from rich.table import Table
 
-        t = Table(title=f"{self.algorithm}: exact privacy of one batch — {self.guarantee}",
-                  caption=self.view)
+        t = Table(title=f"{self.algorithm}: exact privacy of one batch — {self.guarantee}")
+        also = any(r.also for r in self.rows)
         for c, j in (("quantity", "left"), ("claimed", "right"), ("exact", "right"),
-                     ("slack", "right"), ("", "left"), ("also", "left")):
+                     ("slack", "right"), ("", "left")) + ((("also", "left"),) if also else ()):
             t.add_column(c, justify=j)
         for r in self.rows:
             if not (full or r.shown or not r.ok):
@@ -210,7 +219,8 @@ class AuditReport:
                       "?": "[yellow]?[/]", "": ""}[r.status]
             t.add_row(r.quantity, "—" if r.claimed is None else f"{r.claimed:.6g}",
                       ("≥ " if r.lower_bound else "") + _fmt(r.exact, r.error),
-                      "" if r.slack is None else f"{r.slack:+.3g}", status, r.also)
+                      "" if r.slack is None else f"{r.slack:+.3g}", status,
+                      *((r.also,) if also else ()))
         return t
 
     def params_line(self):
@@ -322,9 +332,10 @@ def audit_mechanism(mech, algorithm=None):
         if code == secagg.DIST_DP_SHUFFLE:
             priv = mech.privacy
             eps_sa, eps_rel = priv["epsilon_secagg"], priv["epsilon_relaxation"]
-            rows = [Row("ε' of the modular sum (max log-ratio)", eps_sa, exact, err),
+            rows = [Row("ε' of the modular sum (max log-ratio)", eps_sa, exact, err,
+                        short="ε'"),
                     Row("ε = 2ε̂ + ε' (ε̂ from the relaxation, not simulated)",
-                        priv["epsilon"], 2 * eps_rel + exact, err)]
+                        priv["epsilon"], 2 * eps_rel + exact, err, short="ε = 2ε̂ + ε'")]
             v += f"; S is q̂-relaxed: uniform on ℤ_m w.p. q̂ = {mech.fpar[2]:.3g}"
             notes.append("the relaxed SecAgg's ε̂-security (Cheu–Yan shuffle) is taken from "
                          "seed 003 Theorem 3, not audited: the simulator does not model the "
@@ -332,7 +343,7 @@ def audit_mechanism(mech, algorithm=None):
             guarantee = f"ε-DP via shuffling ({mech.theorem})"
             headline = 1
         else:
-            rows = [Row("ε (max log-ratio)", mech.privacy["epsilon"], exact, err)]
+            rows = [Row("ε (max log-ratio)", mech.privacy["epsilon"], exact, err, short="ε")]
             where = {secagg.LOCAL: "local", secagg.CENTRAL: "central"}.get(code, "distributed")
             guarantee = f"ε-DP, {where} ({mech.theorem})"
             headline = 0
@@ -348,7 +359,8 @@ def audit_mechanism(mech, algorithm=None):
             claim = protocols.skellam_rdp(a, eps, s)
             lemma3 = protocols.skellam_rdp(a, eps, s, g=g)
             rows.append(Row(f"ε(α), α = {a}", claim, float(x), err,
-                            also=f"Lemma 3 per batch: {lemma3:.6g}", shown=a in ALPHAS_SHOWN))
+                            also=f"Lemma 3 per batch: {lemma3:.6g}", shown=a in ALPHAS_SHOWN,
+                            short=f"ε(α={a})"))
         guarantee = f"(α, ε̂(α))-RDP for α = 2, 3, … ({mech.theorem})"
         v = (f"view: ŷ = (x̂ + N) mod m = {m:,}, N ~ Sk(0, {2 * mech.fpar[0]:.6g}) "
              f"= Sk(0, g²/ε²); neighbours: x̂ moved by d = g = {g}; "
@@ -360,7 +372,7 @@ def audit_mechanism(mech, algorithm=None):
     lb = not view.exact
     rows = [Row("ρ = max_α D_α/α (zCDP)", rho, float(ratios.max()), err,
                 also=f"argmax α = {ALPHAS[int(ratios.argmax())]}; "
-                     f"ε̂ = {mech.privacy['epsilon_hat']:.6g}", lower_bound=lb)]
+                     f"ε̂ = {mech.privacy['epsilon_hat']:.6g}", lower_bound=lb, short="ρ")]
     for a, x in zip(ALPHAS, div):
         rows.append(Row(f"D_α, α = {a}", rho * a, float(x), err, shown=a in ALPHAS_SHOWN,
                         lower_bound=lb))
@@ -397,7 +409,7 @@ def audit_laplace(scale, epsilon, n, sensitivity=1.0, algorithm="dp-se"):
     z = np.linspace(-50 * scale, 50 * scale + sensitivity, 20001)
     ratio = (np.abs(z - sensitivity) - np.abs(z)) / scale
     exact = float(max(ratio.max(), (-ratio).max()))
-    rows = [Row("ε (max log-density ratio)", float(epsilon), exact, 1e-12)]
+    rows = [Row("ε (max log-density ratio)", float(epsilon), exact, 1e-12, short="ε")]
     view = (f"view: Σ r + Lap(b), b = {scale:.6g}, rewards in [0, 1] (sensitivity 1); "
             f"the ratio is constant (= ε) on a half-line, so the grid maximum is exact")
     return AuditReport(algorithm, "ε-DP, central (seed 001 Algorithm 9, Theorem 5.1.1)", view,
@@ -426,8 +438,8 @@ def audit_shuffle(mech, n, algorithm="sdp-ae"):
     _, _, _, tail = mech.output_pmfs(n)
     d_exact = mech.exact_delta(n)
     e_exact = mech.exact_epsilon(n)
-    rows = [Row(f"δ(ε = {eps:g})", delta, d_exact, tail),
-            Row(f"ε at δ = {delta:.3g}", eps, e_exact, 1e-9)]
+    rows = [Row(f"δ(ε = {eps:g})", delta, d_exact, tail, short="δ(ε)"),
+            Row(f"ε at δ = {delta:.3g}", eps, e_exact, 1e-9, short="ε at δ")]
     for f in (0.25, 0.5, 2.0, 4.0):
         e = f * eps
         rows.append(Row(f"δ(ε = {e:.4g})", None, mech.exact_delta(n, e), tail))
@@ -483,7 +495,7 @@ def audit(algorithm, epsilon, batch_size, delta=None, scale=None, p=None, horizo
     algo = ALGORITHMS[algorithm]
     given = {"epsilon": epsilon}
     for k, v in (("delta", delta), ("scale", scale), ("p", p)):
-        if v is not None:
+        if v is not None and k in algo.params:  # others do not apply to this algorithm
             given[k] = v
     if algorithm in SHUFFLE_ALGORITHMS:
         from ..shuffle import BinarySummation

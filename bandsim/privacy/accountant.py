@@ -92,10 +92,28 @@ def advanced_composition(epsilon, delta, returning, delta_slack):
     return e, B * delta + delta_slack
 
 
-def _rdp_epsilon(curve, returning, delta):
+def rdp_to_dp(curve, delta, orders=ORDERS):
+    """ε at δ of an RDP curve ε(α) over ``orders`` (dp-accounting's conversion).
+
+    Parameters
+    ----------
+    curve : array_like of float
+        ε(α) for every α in ``orders`` (already composed, if it should be).
+    delta : float
+        δ ∈ (0, 1).
+
+    References
+    ----------
+    seed 003, Appendix I, Lemma 10 (RDP → (ε, δ)); dp-accounting
+    ``rdp.rdp_privacy_accountant.compute_epsilon`` (its tighter conversion).
+    """
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
-    return float(rdp.compute_epsilon(list(ORDERS), list(returning * np.asarray(curve)), delta)[0])
+    return float(rdp.compute_epsilon(list(orders), list(np.asarray(curve, float)), delta)[0])
+
+
+def _rdp_epsilon(curve, returning, delta):
+    return rdp_to_dp(returning * np.asarray(curve, float), delta)
 
 
 def _pld_epsilon_from_views(view, moved, returning, delta):
@@ -178,6 +196,8 @@ class _Batch:
                 acc.compose(dp_event.DiscreteLaplaceDpEvent(-math.log(self.mech.fpar[1]), g), B)
                 extra = 2 * B * self.mech.privacy["epsilon_relaxation"] if shuffle else 0.0
             note = "+ 2Bε̂ of the relaxed SecAgg (basic)" if shuffle else ""
+            if delta == 0:  # basic composition is tight at δ = 0; PLD's discretization is not
+                return out
             out.append(Composition("PLD accountant (dp-accounting)",
                                    acc.get_epsilon(delta) + extra, delta, note=note))
             if delta > 0:
@@ -363,4 +383,5 @@ def calibrate(algorithm, returning, target_epsilon, target_delta, batch_size, *,
     return out
 
 
-__all__ = ["Calibration", "Composition", "advanced_composition", "calibrate", "compose"]
+__all__ = ["Calibration", "Composition", "advanced_composition", "calibrate", "compose",
+           "rdp_to_dp"]

@@ -437,7 +437,9 @@ def audit_shuffle(mech, n, algorithm="sdp-ae"):
     trials, prob = mech.noise_law(n)
     _, _, _, tail = mech.output_pmfs(n)
     d_exact = mech.exact_delta(n)
-    e_exact = mech.exact_epsilon(n)
+    # δ(ε) ≥ the mass where one output pmf vanishes, for every ε: if that alone
+    # exceeds δ, no finite ε holds (exact_epsilon would search forever).
+    e_exact = mech.exact_epsilon(n) if mech.exact_delta(n, 700.0) <= delta else math.inf
     rows = [Row(f"δ(ε = {eps:g})", delta, d_exact, tail, short="δ(ε)"),
             Row(f"ε at δ = {delta:.3g}", eps, e_exact, 1e-9, short="ε at δ")]
     for f in (0.25, 0.5, 2.0, 4.0):

@@ -17,7 +17,7 @@ every divergence used here is jointly quasi-convex, so the worst case is
 attained at deterministic encodings). The other users' encodings shift both
 views alike and drop out on ℤ_m. So the audited pair is (N mod m, (N + d)
 mod m), N the total noise, d ∈ {1, …, g}: for pure DP every d is scanned
-(when g·m ≤ 2·10⁸, else d = g); Rényi divergences use d = g, the whole
+(when g·m ≤ 5·10⁷, else d = g); Rényi divergences use d = g, the whole
 range (the largest shift; a test checks on small cases that smaller d are
 no worse).
 
@@ -67,7 +67,9 @@ ALPHAS_SHOWN = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
 #: Relative floating-point slack of a pass.
 RTOL = 1e-9
 #: Largest g·m for which every shift d = 1 … g is scanned (pure DP).
-SCAN_BUDGET = 200_000_000
+SCAN_BUDGET = 50_000_000
+#: Largest modulus folded exactly; beyond, H = Σ x̂ + Σ η is audited on ℤ (a window).
+FOLD_MAX = 1 << 22
 
 #: Algorithm name → protocol name of :mod:`bandsim.protocols`.
 PROTOCOL_OF = {"dist-dp-se": "dist-dp", "dist-rdp-se": "dist-rdp", "dist-cdp-se": "dist-cdp",
@@ -248,7 +250,7 @@ def _fmt(x, err):
 
 def _pure_epsilon(view, g):
     """max over d = 1 … g (or d = g only beyond the budget) of both log-ratios."""
-    m = view.modulus
+    m = view.modulus or len(view.logp)
     shifts = range(1, g + 1) if g * m <= SCAN_BUDGET else (g,)
     best, arg = -math.inf, g
     for d in shifts:
@@ -275,6 +277,39 @@ def _relaxed(view, q_hat):
 def _log_error(view):
     """Absolute error on a log-ratio implied by the view's relative error."""
     return 2 * view.rel_err + 1e-12
+
+
+def _window_view(law, g, renyi):
+    """H's noise on a window of ℤ wide enough for the audit (instead of the fold).
+
+    Pure DP (discrete Laplace): the log-ratio of a shift by d ≤ g is already
+    maximal (= d log 1/β) for every k ≤ 0, so [−4g − 64, 4g + 64] holds the
+    supremum. Rényi: the α-tilted sum Σ P_d^α P_0^{1−α} concentrates around
+    (α − 1) d from the mode (Gaussian heuristic), so the window spans
+    64 g + 40 sd on both sides; the report notes it.
+    """
+    if not renyi:
+        W = 4 * g + 64
+    else:
+        var = 2 * law.mu if isinstance(law, P.Skellam) else law.n * law.sigma2
+        W = int(64 * g + 40 * math.sqrt(var)) + 64
+    return P.window(law, -W, W)
+
+
+def audit_points(mech):
+    """Points the audit of ``mech`` evaluates per divergence (its cost, roughly).
+
+    The fold needs ≥ 2m points; beyond :data:`FOLD_MAX` the window of
+    :func:`_window_view` is used.
+    """
+    from kernels import secagg
+
+    g, _, m = (int(v) for v in mech.ipar)
+    if m <= FOLD_MAX:
+        return 2 * m
+    if mech.code in (secagg.DIST_RDP, secagg.DIST_CDP):
+        return 2 * int(64 * g + 40 * math.sqrt(mech.noise_variance)) + 129
+    return 8 * g + 129
 
 
 def _noise_law(code, n, fpar):
@@ -313,15 +348,23 @@ def audit_mechanism(mech, algorithm=None):
     g, tau, m = (int(v) for v in mech.ipar)
     n, eps = mech.n, mech.epsilon
     law = _noise_law(mech.code, n, mech.fpar)
-    view = P.fold(law, m)
     params = dict(n=n, epsilon=eps, p=mech.p, g=g, tau=tau, m=m, noise=mech.noise)
     if mech.scale != 1.0:
         params["scale"] = mech.scale
     name = algorithm or mech.name
     notes = []
     code = mech.code
+    folded = m <= FOLD_MAX
+    if folded:
+        view = P.fold(law, m)
+    else:
+        view = _window_view(law, g, code in (secagg.DIST_RDP, secagg.DIST_CDP))
+        notes.append(f"m = {m:,} is too large to fold: audited H = Σx̂ + Ση on ℤ (the "
+                     f"theorems' object) on the window |k| ≤ {view.hi:,} (mass outside ≤ "
+                     f"{view.dropped:.1g}); the view ŷ = H mod m is a function of H, so it is "
+                     "at least as private")
     if code in (secagg.DIST_DP, secagg.CENTRAL, secagg.LOCAL, secagg.DIST_DP_SHUFFLE):
-        if code == secagg.DIST_DP_SHUFFLE:
+        if code == secagg.DIST_DP_SHUFFLE and folded:
             view = _relaxed(view, mech.fpar[2])
         exact, d, scanned = _pure_epsilon(view, g)
         err = _log_error(view)

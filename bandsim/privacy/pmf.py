@@ -88,6 +88,9 @@ class LogPmf:
         (e.g. from folding or from an FFT), beyond floating-point rounding.
     modulus : int or None
         If set, the pmf lives on ℤ_m and ``lo == 0``, ``len(logp) == m``.
+    truncated : bool
+        The law has mass outside the window (``dropped`` bounds it; values
+        there are unknown, so divergences use the common window only).
     log_missing : float
         −inf when every entry is exact. Otherwise the pmf was computed on a
         truncated support: entries at −inf are *unknown* but at most
@@ -100,6 +103,7 @@ class LogPmf:
     rel_err: float = 0.0
     modulus: int = None
     log_missing: float = -np.inf
+    truncated: bool = False
 
     @property
     def exact(self):
@@ -125,7 +129,8 @@ class LogPmf:
         if self.modulus is not None:
             return LogPmf(0, np.roll(self.logp, d % self.modulus), self.dropped, self.rel_err,
                           self.modulus, self.log_missing)
-        return LogPmf(self.lo + d, self.logp, self.dropped, self.rel_err, None, self.log_missing)
+        return LogPmf(self.lo + d, self.logp, self.dropped, self.rel_err, None, self.log_missing,
+                      self.truncated)
 
 
 def _normalize(logp):
@@ -307,7 +312,8 @@ class DiscreteGaussianSum(Law):
     method : str
         ``"poisson-summation"`` (n q ≤ e^{−10}) or ``"direct"``.
     modulation : float
-        max_k |M(k)/W(0) − 1|: how far the sum is from N_ℤ(0, nσ²) in ratio.
+        max_k |M(k)/W(0) − 1| (attained at k = 0): how far the sum is from
+        N_ℤ(0, nσ²), as a ratio of pmfs.
     """
 
     def __init__(self, n, sigma2, direct_window=None):
@@ -338,26 +344,31 @@ class DiscreteGaussianSum(Law):
                 break
             U = min(2 * U, half)
         self._logw = logw[:U + 1] - logw[0]  # log W(u)/W(0), u = 0 … U
-        if U >= 1:
-            u = np.arange(1, U + 1)
-            w = np.exp(self._logw[1:])
-            mult = np.where(2 * u == n, 1.0, 2.0)  # u and n − u are one class iff u = n/2
-            if n * U > MAX_POINTS:
-                raise PmfTooLarge("modulation table too large")
-            r = np.arange(n, dtype=np.float64)
-            mk = 1.0 + (w * mult * np.cos(2 * np.pi * np.outer(r, u) / n)).sum(axis=1)
-            self._logm = np.log(mk)
-            self.modulation = float(np.max(np.abs(np.expm1(self._logm))))
-        else:
-            self._logm = np.zeros(n)
-            self.modulation = 0.0
+        u = np.arange(1, U + 1)
+        mult = np.where(2 * u == n, 1.0, 2.0)  # u and n − u are one class iff u = n/2
+        self._u, self._wm = u, np.exp(self._logw[1:]) * mult
+        # |M(k)/W(0) − 1| ≤ Σ_u mult W(u)/W(0), with equality at k = 0
+        self.modulation = float(self._wm.sum())
+
+    def _log_modulation(self, k):
+        """log M(k)/W(0) for int64 k (evaluated on demand; 0 when W(u ≥ 1) vanish)."""
+        if not self._u.size or self.modulation == 0.0:
+            return np.zeros(k.shape)
+        r = (k % self.n).astype(np.float64)
+        out = np.empty(k.shape)
+        flat_r, flat_o = r.reshape(-1), out.reshape(-1)
+        step = max(1, MAX_POINTS // (4 * self._u.size))
+        for s in range(0, flat_r.size, step):
+            ang = 2 * np.pi * np.outer(flat_r[s:s + step], self._u) / self.n
+            flat_o[s:s + step] = np.log1p((self._wm * np.cos(ang)).sum(axis=1))
+        return out
 
     def logpmf(self, k):
         k = np.asarray(k, np.int64)
         if self.method == "direct":
             return self._direct_logpmf(k)
         kf = k.astype(np.float64)
-        return -kf * kf / (2.0 * self.n * self.sigma2) + self._logm[k % self.n]
+        return -kf * kf / (2.0 * self.n * self.sigma2) + self._log_modulation(k)
 
     def _direct_table(self):
         """[−V, V] log-pmf of S computed directly (small σ only; see the class docstring)."""
@@ -428,7 +439,7 @@ def window(law, lo, hi):
         if lb > -np.inf:
             ratio = lb - la
             tail = np.logaddexp(tail, np.inf if ratio >= 0 else lb - math.log(-math.expm1(ratio)))
-    return LogPmf(lo, lp - total, float(math.exp(min(tail - total, 700.0))))
+    return LogPmf(lo, lp - total, float(math.exp(min(tail - total, 700.0))), truncated=True)
 
 
 def fold(law, m, offset=0):
@@ -544,10 +555,17 @@ def _aligned(p, q):
 
 
 def _aligned_raw(p, q):
+    """Common support: ℤ_m; the union of two complete windows (outside = probability 0);
+    the intersection when either window is a truncation (``dropped > 0``: outside unknown)."""
     if p.modulus is not None or q.modulus is not None:
         if p.modulus != q.modulus:
             raise ValueError("pmfs on different moduli")
         return p.logp, q.logp
+    if p.truncated or q.truncated or p.dropped > 0 or q.dropped > 0:
+        lo, hi = max(p.lo, q.lo), min(p.hi, q.hi)
+        if hi < lo:
+            raise ValueError("truncated windows do not overlap")
+        return (p.logp[lo - p.lo:hi - p.lo + 1], q.logp[lo - q.lo:hi - q.lo + 1])
     lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
     a = np.full(hi - lo + 1, -np.inf)
     b = np.full(hi - lo + 1, -np.inf)

@@ -220,10 +220,10 @@ class Mechanism:
         else:
             raise ConfigError("rewards", rewards, "must be 'bernoulli' or 'gaussian'")
         fpar, ipar = self._arrays()
-        draw = secagg.draw_per_user if path == "per-user" else secagg.draw_batched
         if path not in ("batched", "per-user"):
             raise ConfigError("path", path, "must be 'batched' or 'per-user'")
-        return draw(rng, self.code, rcode, rpar, self.n, fpar, ipar, size)
+        return secagg.draw(rng, self.code, rcode, rpar, self.n, fpar, ipar, size,
+                           path == "per-user")
 
     def total_noise(self, size=1, rng=None, path="batched"):
         """Draws of the total noise Σ η_i (int64 (size,)), batched or per user."""

@@ -85,12 +85,19 @@ def reproduce(name, out, *, runs=None, horizon=None, seed=1, instance_file=None,
 
     fig, axes = figure_grid(len(fig_spec.panels))
     rows = []
+    ytop = [0.0] * len(fig_spec.panels)
     for i, (p, curve, _) in enumerate(jobs):
         res, seconds = results[i]
         plot_regret(axes[p], res, label=curve.label, time_average=fig_spec.time_average)
+        if fig_spec.time_average:  # like the papers: the first 2 % of t off the scale
+            late = res.checkpoints >= res.horizon / 50
+            curve_y = res.mean_regret_curve()[late] / res.checkpoints[late]
+            ytop[p] = max(ytop[p], 1.15 * float(curve_y.max()))
         rows.append(dict(panel=fig_spec.panels[p].title, label=curve.label,
                          seconds=seconds, **res.summary()))
-    for ax, panel in zip(axes, fig_spec.panels):
+    for ax, panel, top in zip(axes, fig_spec.panels, ytop):
+        if top > 0:
+            ax.set_ylim(0, top)
         ax.set_title(panel.title, fontsize=10)
         ax.set_xlabel("t (pulls)")
         ax.set_ylabel("Reg(t)/t" if fig_spec.time_average else "pseudo-regret")

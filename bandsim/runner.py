@@ -18,8 +18,10 @@ from .errors import ConfigError, check_int
 from .instances import GAUSSIAN_NOTE, berry_esseen_bound, make_instance
 from .results import Result
 
-#: Runs per shard (and per Generator). Part of the configuration: results
-#: depend on it, never on the number of threads.
+#: Runs per shard (and per Generator) unless the plan sets ``shard_runs``
+#: (per-step engines use smaller shards, so progress is reported every few
+#: runs). Part of the configuration: results depend on it, never on the
+#: number of threads.
 SHARD_RUNS = 64
 MAX_HORIZON = 10**10
 #: Recorded in the configuration when a binary-reward algorithm runs on [0, 1] rewards.
@@ -171,7 +173,7 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
         "horizon": horizon,
         "runs": runs,
         "seed": seed,
-        "shard_runs": SHARD_RUNS,
+        "shard_runs": int(getattr(plan, "shard_runs", SHARD_RUNS)),
         "params": resolved,
         "trust": algo.trust,
         "reference": algo.reference,
@@ -227,11 +229,12 @@ def _execute(prep, progress):
     out_regret = np.zeros((runs, cps.size))
     out_pulls = np.zeros((runs, K), np.int64)
     out_elim = np.zeros((runs, K), np.int64)
-    n_shards = -(-runs // SHARD_RUNS)
+    shard = config["shard_runs"]
+    n_shards = -(-runs // shard)
     rngs = [np.random.default_rng(ss) for ss in runs_ss.spawn(n_shards)]
 
     def work(i):
-        lo, hi = i * SHARD_RUNS, min(runs, (i + 1) * SHARD_RUNS)
+        lo, hi = i * shard, min(runs, (i + 1) * shard)
         plan.run_shard(rngs[i], gaps[lo:hi], rcode, rpar[lo:hi], horizon, cps,
                        out_regret[lo:hi], out_pulls[lo:hi], out_elim[lo:hi])
         return hi - lo

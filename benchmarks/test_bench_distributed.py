@@ -28,9 +28,9 @@ def _per_user_kernel_pps(name, scale):
     ipar = np.array(mech.ipar, np.int64)
     rng = np.random.default_rng(0)
     par = np.array([0.6, 0, 0, 0])
-    secagg.draw_per_user(rng, mech.code, rewards.BERNOULLI, par, mech.n, fpar, ipar, 1)
+    secagg.draw(rng, mech.code, rewards.BERNOULLI, par, mech.n, fpar, ipar, 1, True)
     t0 = time.perf_counter()
-    secagg.draw_per_user(rng, mech.code, rewards.BERNOULLI, par, mech.n, fpar, ipar, 40)
+    secagg.draw(rng, mech.code, rewards.BERNOULLI, par, mech.n, fpar, ipar, 40, True)
     return 40 * mech.n / (time.perf_counter() - t0)
 
 

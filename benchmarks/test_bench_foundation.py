@@ -43,7 +43,7 @@ def _cold_start(cache_dir):
 def test_cold_start_of_bandsim_run(benchmark):
     with tempfile.TemporaryDirectory() as cache:
         empty = _cold_start(cache)
-        warm = benchmark.pedantic(_cold_start, args=(cache,), rounds=3, iterations=1)
+        benchmark.pedantic(_cold_start, args=(cache,), rounds=3, iterations=1)
     benchmark.extra_info.update(cold_start_empty_cache_s=empty,
                                 cold_start_warm_cache_s=benchmark.stats.stats.median)
     print(f"\ncold start: empty JIT cache {empty:.2f} s, warm cache "

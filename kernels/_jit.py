@@ -37,3 +37,8 @@ def _drop_stale_cache():
 _drop_stale_cache()
 
 jit = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
+
+#: The same flags, for small helpers called in per-pull loops: inlined at
+#: Numba-IR level, so a call passing a Generator costs no reference counting.
+jit_inline = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy",
+                        inline="always")

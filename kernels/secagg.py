@@ -197,20 +197,15 @@ def per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
 
 
 @jit
-def draw_batched(rng, mech, rcode, rpar, n, fpar, ipar, size):
-    """``size`` independent batched analyzer outputs (float64 (size,))."""
+def draw(rng, mech, rcode, rpar, n, fpar, ipar, size, per_user):
+    """``size`` independent analyzer outputs (float64 (size,)) of the batched
+    path, or of the per-user path when ``per_user`` is true."""
     out = np.empty(size)
     for i in range(size):
-        out[i] = batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
-    return out
-
-
-@jit
-def draw_per_user(rng, mech, rcode, rpar, n, fpar, ipar, size):
-    """``size`` independent per-user analyzer outputs (float64 (size,))."""
-    out = np.empty(size)
-    for i in range(size):
-        out[i] = per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
+        if per_user:
+            out[i] = per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
+        else:
+            out[i] = batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
     return out
 
 

@@ -245,3 +245,181 @@ def protocol_se(rng, means, horizon, mechanism, p, growth, checkpoints, reward=N
     while not tape.done:
         tape.pull(rng, phi[0], reward)
     return np.array(tape.out), tape.pulls
+
+# ---------------------------------------------------------------- seed 001, per step
+
+def _next_reward(rng, means, a, sigma=None):
+    """One reward: Bernoulli = one uniform (u < μ); clipped Gaussian if sigma is given."""
+    if sigma is None:
+        return 1.0 if rng.random() < means[a] else 0.0
+    return float(np.clip(means[a] + sigma * rng.standard_normal(), 0.0, 1.0))
+
+
+class BinaryTree:
+    """Seed 001, Algorithm 5 for one stream, exactly as printed (lines 5-10).
+
+    Noise Lap(scale) is drawn as scale (E1 - E2) with E1, E2 standard
+    exponentials (the same Laplace sampler as the kernels).
+    """
+
+    def __init__(self, scale, levels=64):
+        self.scale = scale
+        self.alpha = [0.0] * levels
+        self.alpha_hat = [0.0] * levels
+        self.t = 0
+
+    def insert(self, rng, x):
+        self.t += 1
+        t = self.t
+        i = min(j for j in range(64) if (t >> j) & 1)
+        s = x
+        for j in range(i):
+            s += self.alpha[j]
+        self.alpha[i] = s
+        for j in range(i):
+            self.alpha[j] = self.alpha_hat[j] = 0.0
+        self.alpha_hat[i] = s + self.scale * (rng.standard_exponential()
+                                              - rng.standard_exponential())
+        out = 0.0
+        for j in reversed(range(64)):  # released sum, highest level first
+            if (t >> j) & 1:
+                out += self.alpha_hat[j]
+        return out
+
+
+def ucb(rng, means, horizon, checkpoints, gamma=0.0, scale=0.0, sigma=None):
+    """Seed 001, Algorithm 1 (UCB1, gamma = scale = 0) or Algorithm 6 (DP-UCB), per pull.
+
+    The index is computed as (sum + Γ)/n + sqrt(2 log t) * (1/sqrt(n)), the
+    kernel's arithmetic for the printed sum/n + sqrt(2 log t / n) + Γ/n, so
+    that the same random stream gives the same pulls. Returns (regret at
+    checkpoints, N_a(T), the sequence of pulled arms).
+    """
+    import math
+
+    K = len(means)
+    tape = Tape(means, horizon, checkpoints)
+    trees = [BinaryTree(scale) for _ in range(K)]
+    total = [0.0] * K
+    n = [0] * K
+    seq = []
+
+    def pull(a):
+        tape.pull(rng, a, lambda rng, a: None)
+        x = _next_reward(rng, means, a, sigma)
+        total[a] = trees[a].insert(rng, x) if scale > 0 else total[a] + x
+        n[a] += 1
+        seq.append(a)
+
+    for a in range(K):
+        if not tape.done:
+            pull(a)
+    while not tape.done:
+        t = tape.t + 1
+        lt = math.sqrt(2.0 * math.log(t))
+        index = [(total[i] + gamma) / n[i] + lt * (1.0 / math.sqrt(n[i])) for i in range(K)]
+        pull(max(range(K), key=lambda i: (index[i], -i)))
+    return np.array(tape.out), tape.pulls, np.array(seq)
+
+
+def se(rng, means, horizon, checkpoints, sigma=None):
+    """Seed 001, Algorithm 2, one pull at a time (n = pulls per viable arm)."""
+    import math
+
+    tape = Tape(means, horizon, checkpoints)
+    S = list(range(len(means)))
+    total = {i: 0.0 for i in S}
+    n = 0
+    while len(S) > 1 and not tape.done:
+        for i in S:
+            if tape.done:  # HALT if t = T (line 7)
+                break
+            tape.pull(rng, i, lambda rng, a: None)
+            total[i] += _next_reward(rng, means, i, sigma)
+        if tape.done:
+            break
+        n += 1
+        mu = {i: total[i] / n for i in S}
+        best = max(mu.values())
+        S = [i for i in S if not best - mu[i] > 2.0 * math.sqrt(2.0 * math.log(horizon) / n)]
+    while not tape.done:
+        tape.pull(rng, S[0], lambda rng, a: None)
+    return np.array(tape.out), tape.pulls
+
+
+def dp_se2(rng, means, horizon, epsilon, beta, checkpoints, modified=False, reward=None):
+    """Seed 001, Algorithm 10 (DP-SE 2), one pull at a time; SVT at r = 2^l."""
+    from bandsim.algorithms.sequential import dp_se2_check
+
+    tape = Tape(means, horizon, checkpoints)
+    reward = reward or bernoulli(means)
+    K = len(means)
+    S = list(range(K))
+    while len(S) > 1 and not tape.done:
+        total = {i: 0.0 for i in S}
+        B = rng.laplace(0.0, 6.0 / epsilon)
+        r, level = 0, 0
+        while not tape.done:
+            level += 1
+            while r < 2**level and not tape.done:
+                r += 1
+                for i in S:
+                    x = tape.pull(rng, i, reward)
+                    if x is None:
+                        break
+                    total[i] += x
+            if tape.done:
+                break
+            A = rng.laplace(0.0, 6.0 / epsilon)
+            c = dp_se2_check(level, len(S), K, epsilon, beta, modified)
+            h, c_r = c["h_r"], c["c_r"]
+            f = 2.0 if modified else 10.0
+            mu = [total[i] / r for i in S]
+            if max(mu) - min(mu) > f * h + (A + B + c_r) / r:
+                break
+        if tape.done:
+            break
+        noisy = {i: total[i] / r + rng.laplace(0.0, 2.0 / (epsilon * r)) for i in S}
+        best = max(noisy.values())
+        width = 2 * h + 4 * np.log(4 * K * len(S) / beta) / (epsilon * r)
+        S = [i for i in S if not best - noisy[i] > width]
+    while not tape.done:
+        tape.pull(rng, S[0], reward)
+    return np.array(tape.out), tape.pulls
+
+
+def dp_nas(rng, values, probs, alpha, beta, epsilon, exponential=False, max_samples=2**30):
+    """Seed 001, Algorithm 7 (DP-NAS) or 8 (DP exponential NAS), one sample at a time.
+
+    Returns (stopping time, released estimate).
+    """
+    import math
+
+    R = max(abs(v) for v in values)
+    cdf = np.cumsum(probs)
+
+    def sample():  # inverse CDF of one uniform
+        u = rng.random()
+        return next((v for v, c in zip(values, cdf) if u < c), values[-1])
+
+    s1, s2, s3 = 12 * R / epsilon, 12 * R / epsilon, 4 * R / epsilon
+    B = rng.laplace(0.0, s1)
+    t, k, total = 0, 0, 0.0
+    while t < max_samples:
+        if exponential:
+            k += 1
+            while t < 2**k:
+                t += 1
+                total += sample()
+            A = rng.laplace(0.0, s2)
+            c = s1 * math.log(4 / beta) + s2 * math.log(8 * k**2 / beta) + s3 / alpha * math.log(4 / beta)
+            h = R * math.sqrt(2 / t * math.log(16 * k**2 / beta))
+        else:
+            t += 1
+            A = rng.laplace(0.0, s2)
+            total += sample()
+            c = s1 * math.log(4 / beta) + s2 * math.log(8 * t**2 / beta) + s3 / alpha * math.log(4 / beta)
+            h = R * math.sqrt(2 / t * math.log(16 * t**2 / beta))
+        if abs(total / t) >= h * (1 + 1 / alpha) + (c + B + A) / t:
+            break
+    return t, total / t + rng.laplace(0.0, s3) / t

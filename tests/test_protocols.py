@@ -108,9 +108,9 @@ def test_the_exact_pmf_test_has_power():
     z = mech.estimates(0.3, size=SIZE, rng=1)
     window, pmf = output_pmf(mech, 0.3)
     assert chi2_gof(np.round(z * mech.g).astype(np.int64), window, pmf) > ALPHA
-    zw = secagg.draw_batched(np.random.default_rng(3), mech.code, rewards.BERNOULLI,
-                             np.array([0.3, 0, 0, 0]), mech.n,
-                             np.array([*wrong.fpar, 0, 0]), np.array(mech.ipar), SIZE)
+    zw = secagg.draw(np.random.default_rng(3), mech.code, rewards.BERNOULLI,
+                     np.array([0.3, 0, 0, 0]), mech.n,
+                     np.array([*wrong.fpar, 0, 0]), np.array(mech.ipar), SIZE, False)
     assert chi2_gof(np.round(zw * mech.g).astype(np.int64), window, pmf) < ALPHA
 
 

@@ -98,3 +98,23 @@ def test_reproduce_writes_png_json_and_parquet(tmp_path):
 def test_reproduce_unknown_figure():
     with pytest.raises(ConfigError, match="figure"):
         reproduce("fig-99", "/tmp/never")
+
+
+def test_reproduce_mslr_figure_from_an_instance_file(tmp_path):
+    # Chowdhury & Zhou Figure 5 (and Figure 1 d, e) from an MSLR-style file
+    pytest.importorskip("sklearn")
+    from bandsim.datasets import build_mslr
+    from tests.test_datasets import write_letor
+
+    letor = tmp_path / "train.txt"
+    write_letor(letor, n=600, seed=1)
+    inst_file = tmp_path / "mslr.parquet"
+    build_mslr([letor], inst_file, clusters=6, seed=0)
+    rows, skipped = reproduce("cz-fig5", tmp_path / "figs", runs=8, horizon=50_000,
+                              instance_file=str(inst_file))
+    assert not skipped
+    assert {r["epsilon"] for r in rows} == {1.0, 5.0, 10.0}
+    assert {r["label"] for r in rows} == {"DP-SE", "Dist-DP-SE", "Dist-RDP-SE (s=10)",
+                                          "Dist-RDP-SE (s=100)"}
+    assert all(r["arms"] == 6 for r in rows)
+    assert (tmp_path / "figs" / "cz-fig5.png").exists()

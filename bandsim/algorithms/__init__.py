@@ -4,9 +4,11 @@ from .base import REQUIRED, Algorithm, Derived, Plan
 from .batched import BATCH_SE
 from .central import DP_SE
 from .distributed import ALGORITHMS as _DISTRIBUTED
+from .sequential import DP_SE2, DP_SE2_MODIFIED, DP_UCB, SE, UCB1
 from .shuffle import SDP_AE, VB_SDP_AE
 
-ALGORITHMS = {a.name: a for a in (DP_SE, BATCH_SE, *_DISTRIBUTED, SDP_AE, VB_SDP_AE)}
+ALGORITHMS = {a.name: a for a in (UCB1, SE, BATCH_SE, DP_UCB, DP_SE, DP_SE2, DP_SE2_MODIFIED,
+                                  SDP_AE, VB_SDP_AE, *_DISTRIBUTED)}
 
 
 def get(name):

@@ -1,0 +1,148 @@
+"""DP-SE 2: the sparse vector technique at checkpoints r = 2^ℓ inside epochs.
+
+An epoch starts with fresh counters and a threshold noise B ~ Lap(6/ε). Its
+rounds pull every viable arm once (round-robin, index order). At rounds
+r = 2^ℓ (ℓ = 1, 2, …) the SVT asks, with fresh A_r ~ Lap(6/ε), whether
+max_i S_i − min_j S_j > thr(ℓ, k) + A_r + B, where S are the epoch's reward
+sums (the mean-gap query of Algorithm 10, line 19, multiplied by r). When it
+does, a private histogram S̃_j = S_j + Lap(2/ε) removes every arm with
+S̃_max − S̃_j > width(ℓ, k), and the next epoch begins. When one arm is left
+it is pulled until T.
+
+Between checkpoints nothing is observed, so the 2^{ℓ−1} new pulls of each arm
+are one exact batch sum (:func:`kernels.rewards.batch_sum`: one Binomial draw
+for Bernoulli rewards), and the pseudo-regret at checkpoints inside a segment
+follows from the round-robin order (:mod:`kernels.regret`); the horizon cuts
+a segment exactly at T.
+
+References
+----------
+seed 001, Appendix A.1, Algorithm 10 (DP-SE 2), Theorem A.1.1; Appendix A.2
+(modified halting rule); Section 3.2, Algorithm 4 (SVT).
+"""
+import numpy as np
+
+from ._jit import jit
+from .regret import ROUND_ROBIN, fill_checkpoints, fill_linear, stage_pulls, stage_regret
+from .rewards import batch_sum
+
+
+@jit
+def run_shard(rng, gaps, rcode, rpar, horizon, query_threshold, elim_width,
+              svt_scale, hist_scale, checkpoints, out_regret, out_pulls, out_elim):
+    """Simulate a shard of runs of DP-SE 2.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The shard's generator.
+    gaps : float64 (R, K)
+        Suboptimality gaps of each run's instance.
+    rcode : int
+        Reward model code (:mod:`kernels.rewards`).
+    rpar : float64 (R, K, P)
+        Reward parameters.
+    horizon : int64
+        T.
+    query_threshold : float64 (ℓ_max + 1, K + 1)
+        SVT threshold on max S − min S at r = 2^ℓ with k viable arms (reward
+        sums), without the noises A_r + B.
+    elim_width : float64 (ℓ_max + 1, K + 1)
+        Elimination width on the noisy sums S̃_max − S̃_j.
+    svt_scale : float64
+        Laplace scale of B and of every A_r (6/ε, sum units).
+    hist_scale : float64
+        Laplace scale of the histogram noise on each sum (2/ε).
+    checkpoints : int64 (C,)
+    out_regret : float64 (R, C); out_pulls : int64 (R, K); out_elim : int64 (R, K)
+        Outputs (elimination time t, −1 if never).
+
+    Raises
+    ------
+    ValueError
+        If an epoch needs more levels than the tables hold (a bug in the
+        table sizes, not a user error).
+    """
+    n_runs, K = gaps.shape
+    max_level = query_threshold.shape[0] - 1
+    active = np.empty(K, np.int64)
+    sums = np.zeros(K)
+    noisy = np.zeros(K)
+    for run in range(n_runs):
+        g = gaps[run]
+        row = out_regret[run]
+        pulls = out_pulls[run]
+        for a in range(K):
+            active[a] = a
+            pulls[a] = 0
+            out_elim[run, a] = -1
+        k = K
+        t = 0
+        ci = 0
+        regret = 0.0
+        while k > 1 and t < horizon:
+            B = rng.laplace(0.0, svt_scale)
+            for j in range(k):
+                sums[active[j]] = 0.0
+            r = 0
+            level = 0
+            halted = False
+            while t < horizon:
+                level += 1
+                if level > max_level:
+                    raise ValueError("svt engine: level table too short")
+                target = 1 << level
+                n = target - r
+                length = k * n
+                if t + length >= horizon:
+                    u = horizon - t
+                    ci = fill_checkpoints(row, checkpoints, ci, t, horizon, regret,
+                                          ROUND_ROBIN, active, k, n, g)
+                    for j in range(k):
+                        pulls[active[j]] += stage_pulls(ROUND_ROBIN, j, k, n, u)
+                    regret += stage_regret(ROUND_ROBIN, active, k, n, g, u)
+                    t = horizon
+                    break
+                for j in range(k):
+                    a = active[j]
+                    sums[a] += batch_sum(rng, rcode, rpar[run, a], n)
+                    pulls[a] += n
+                ci = fill_checkpoints(row, checkpoints, ci, t, t + length, regret,
+                                      ROUND_ROBIN, active, k, n, g)
+                regret += stage_regret(ROUND_ROBIN, active, k, n, g, length)
+                t += length
+                r = target
+                A = rng.laplace(0.0, svt_scale)
+                hi = sums[active[0]]
+                lo = hi
+                for j in range(1, k):
+                    s = sums[active[j]]
+                    if s > hi:
+                        hi = s
+                    if s < lo:
+                        lo = s
+                if hi - lo > query_threshold[level, k] + A + B:
+                    halted = True
+                    break
+            if not halted:
+                break
+            best = -np.inf
+            for j in range(k):
+                a = active[j]
+                noisy[a] = sums[a] + rng.laplace(0.0, hist_scale)
+                if noisy[a] > best:
+                    best = noisy[a]
+            w = elim_width[level, k]
+            kept = 0
+            for j in range(k):
+                a = active[j]
+                if best - noisy[a] > w:
+                    out_elim[run, a] = t
+                else:
+                    active[kept] = a
+                    kept += 1
+            k = kept
+        if t < horizon:
+            a = active[0]
+            pulls[a] += horizon - t
+            ci = fill_linear(row, checkpoints, ci, t, regret, g[a])

@@ -296,16 +296,16 @@ def _window_view(law, g, renyi):
     return P.window(law, -W, W)
 
 
-def audit_points(mech):
+def audit_points(mech, fold_max=FOLD_MAX):
     """Points the audit of ``mech`` evaluates per divergence (its cost, roughly).
 
-    The fold needs ≥ 2m points; beyond :data:`FOLD_MAX` the window of
+    The fold needs ≥ 2m points; beyond ``fold_max`` the window of
     :func:`_window_view` is used.
     """
     from kernels import secagg
 
     g, _, m = (int(v) for v in mech.ipar)
-    if m <= FOLD_MAX:
+    if m <= fold_max:
         return 2 * m
     if mech.code in (secagg.DIST_RDP, secagg.DIST_CDP):
         return 2 * int(64 * g + 40 * math.sqrt(mech.noise_variance)) + 129
@@ -325,7 +325,7 @@ def _noise_law(code, n, fpar):
     raise ConfigError("mechanism", code, "has no audit")
 
 
-def audit_mechanism(mech, algorithm=None):
+def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
     """Audit one batch of a SecAgg-family protocol (a :class:`bandsim.protocols.Mechanism`).
 
     Parameters
@@ -335,6 +335,9 @@ def audit_mechanism(mech, algorithm=None):
         copy, e.g. with less noise, to see the audit fail).
     algorithm : str, optional
         Name for the report (default: the protocol name).
+    fold_max : int
+        Largest modulus folded exactly; beyond, H = Σ x̂ + Σ η is audited on
+        a window of ℤ (an upper bound on the view's divergences).
 
     Returns
     -------
@@ -354,7 +357,7 @@ def audit_mechanism(mech, algorithm=None):
     name = algorithm or mech.name
     notes = []
     code = mech.code
-    folded = m <= FOLD_MAX
+    folded = m <= fold_max
     if folded:
         view = P.fold(law, m)
     else:

@@ -57,8 +57,13 @@ def _claimed(algo, params, plan):
     if not claim and algo.name == "dp-se":
         claim = dict(guarantee="ε-DP per epoch, central", epsilon=params["epsilon"],
                      theorem="seed 001 Theorem 5.1.1")
+    if not claim and "epsilon" in params:
+        claim = dict(guarantee=algo.trust, epsilon=params["epsilon"], theorem=algo.reference)
+        if algo.name not in A.AUDITABLE:
+            claim["audit"] = dict(skipped="no exact audit for this mechanism (bandsim audit "
+                                          f"covers {', '.join(A.AUDITABLE)})")
     if not claim:
-        claim = dict(guarantee="none" if "epsilon" not in params else algo.trust)
+        return dict(guarantee="none")
     claim.setdefault("per_user", "each user contributes to one batch (parallel composition); "
                      "for users returning in B batches see `bandsim audit --returning B`")
     return claim
@@ -105,13 +110,14 @@ def result_privacy(algo, params, plan, horizon):
                                     and np.array_equal(fpar, np.asarray(mech.fpar)))
         renyi = A.PROTOCOL_OF[algo.name] in ("dist-rdp", "dist-cdp")
         limit = CHEAP_POINTS[1] if renyi else CHEAP_POINTS[0]
-        points = A.audit_points(mech)
+        fold_max = min(A.FOLD_MAX, limit // 2)  # else H's window, if that is cheaper
+        points = A.audit_points(mech, fold_max)
         if points > limit:
             info["skipped"] = (f"the audit evaluates {points:,} points (m = {mech.m:,}) > "
                                f"{limit:,}: not cheap at simulation time; run the command")
             claim["audit"] = info
             return claim
-        rep = A.audit_mechanism(mech, algo.name)
+        rep = A.audit_mechanism(mech, algo.name, fold_max)
     elif algo.name == "dp-se":
         b = float(plan.fpar[s, k, 0])
         rep = A.audit_laplace(b, params["epsilon"], n)

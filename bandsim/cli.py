@@ -1,4 +1,7 @@
-"""The ``bandsim`` command line: ``list``, ``run`` and ``instances``.
+"""The ``bandsim`` command line: ``list``, ``run``, ``instances`` and ``audit``.
+
+``bandsim audit`` (exact per-batch privacy, returning users) lives in
+:mod:`bandsim.privacy.cli`.
 
 ``bandsim run`` takes comma-separated lists for ALGO, ``--instance``,
 ``--arms`` and ``--epsilon`` and simulates every combination, with a progress

@@ -497,7 +497,7 @@ def audit_shuffle(mech, n, algorithm="sdp-ae"):
     notes = []
     if eps >= 1:
         notes.append("Theorem A.1 of seed 000 is stated for ε < 1")
-    return AuditReport(algorithm, f"(ε, δ)-DP, shuffle (seed 000 Theorem A.1)", view,
+    return AuditReport(algorithm, "(ε, δ)-DP, shuffle (seed 000 Theorem A.1)", view,
                        dict(n=int(n), epsilon=eps, delta=delta, tau=mech.tau,
                             noise=f"Binomial({trials:,}, {prob:.6g})"),
                        rows, 0, notes, time.perf_counter() - t0)

@@ -1,4 +1,7 @@
-"""The ``bandsim`` command line: ``list``, ``run`` and ``instances``.
+"""The ``bandsim`` command line: ``list``, ``run``, ``instances`` and ``audit``.
+
+``bandsim audit`` (exact per-batch privacy, returning users) lives in
+:mod:`bandsim.privacy.cli`.
 
 ``bandsim run`` takes comma-separated lists for ALGO, ``--instance``,
 ``--arms`` and ``--epsilon`` and simulates every combination, with a progress
@@ -90,6 +93,9 @@ def build_parser():
     sw.add_argument("--out", required=True, help="output directory")
     _backend_args(sw)
     add_instances_parser(sub)
+    from .privacy.cli import add_audit_parser
+
+    add_audit_parser(sub, _floats, _ints, _int)
     return parser
 
 
@@ -391,6 +397,13 @@ def show_instance(path, as_json):
     return 0
 
 
+def cmd_audit(args, console):
+    """``bandsim audit``: exact per-batch privacy and accounting (:mod:`bandsim.privacy.cli`)."""
+    from .privacy.cli import cmd_audit as run
+
+    return run(args, console)
+
+
 def wide_console(stderr=False):
     """A rich Console at least 120 columns wide, so tables stay readable in logs."""
     from rich.console import Console
@@ -406,7 +419,7 @@ def main(argv=None):
         if args.command == "list":
             return cmd_list(wide_console())
         return {"run": cmd_run, "reproduce": cmd_reproduce, "sweep": cmd_sweep,
-                "instances": cmd_instances}[args.command](args, console)
+                "instances": cmd_instances, "audit": cmd_audit}[args.command](args, console)
     except ConfigError as e:
         console.print(f"[bold red]error:[/] {e}")
         return 2

@@ -179,8 +179,9 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
         "reference": algo.reference,
         "stages": plan.stages,
     }
-    if getattr(plan, "privacy", None):
-        config["privacy"] = plan.privacy
+    from .privacy.results import result_privacy  # claim + audit of the largest batch
+
+    config["privacy"] = result_privacy(algo, resolved, plan, horizon)
     if inst.name == "means" or inst.location.ndim == 1:
         config["location"] = inst.location.tolist()
     config.update(getattr(plan, "notes", {}))

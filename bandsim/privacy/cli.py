@@ -1,0 +1,205 @@
+"""``bandsim audit``: exact per-batch privacy audits and returning-user accounting.
+
+Three modes::
+
+    bandsim audit ALGO --epsilon 0.5 --batch-size 1024 [--delta D] [--scale s] [--p p]
+        claimed vs exact privacy of one batch (comma lists and ALGO=all give a grid
+        and a summary table; --full shows every Rényi order)
+    bandsim audit ALGO --epsilon 0.5 --batch-size 1024 --returning B --target-delta D
+        total (ε, δ) of a user in B batches, by every composition method
+    bandsim audit [ALGO] --returning B --target-epsilon E --target-delta D [--batch-size n]
+        the per-batch ε (and noise at batch size n) that meets the total (E, D)
+
+Exit status: 0, 1 if an audit FAILs (an exact figure exceeds its claim), 2 on
+bad input.
+"""
+import itertools
+import json
+import math
+
+
+def add_audit_parser(sub, floats, ints, one_int):
+    """Register the ``audit`` subcommand on the top-level subparsers."""
+    from .audit import AUDITABLE
+
+    a = sub.add_parser("audit", help="exact privacy of one batch; accounting for returning users",
+                       description=__doc__.split("\n\n")[1])
+    a.add_argument("algorithm", nargs="?", default="all",
+                   help=f"algorithm(s), comma-separated, or 'all' ({', '.join(AUDITABLE)})")
+    a.add_argument("--epsilon", type=floats, default=None,
+                   help="the algorithm's ε per batch; comma list allowed")
+    a.add_argument("--batch-size", dest="batch_size", type=ints, default=None,
+                   help="users n in the batch; comma list allowed (default 1024)")
+    a.add_argument("--delta", type=float, default=None,
+                   help="per-batch δ of the shuffle algorithms (sdp-ae, vb-sdp-ae)")
+    a.add_argument("--scale", type=float, default=None, help="scaling factor s ≥ 1")
+    a.add_argument("--p", type=float, default=None, help="confidence p of τ")
+    a.add_argument("--horizon", type=one_int, default=10**7,
+                   help="T for horizon-dependent defaults (default 1e7)")
+    a.add_argument("--returning", type=one_int, default=None,
+                   help="B: batches a returning user takes part in")
+    a.add_argument("--target-epsilon", dest="target_epsilon", type=float, default=None,
+                   help="total ε to meet over B batches (calibration)")
+    a.add_argument("--target-delta", dest="target_delta", type=float, default=None,
+                   help="total δ over B batches")
+    a.add_argument("--exact", action="store_true",
+                   help="calibration: also invert the compositions of the audited views")
+    a.add_argument("--full", action="store_true", help="show every Rényi order and every table")
+    a.add_argument("--json", action="store_true", help="print JSON")
+    return a
+
+
+def _algorithms(text, need_delta, delta):
+    from ..errors import ConfigError
+    from .audit import AUDITABLE, SHUFFLE_ALGORITHMS
+
+    names = list(AUDITABLE) if text == "all" else [x.strip() for x in text.split(",") if x]
+    for x in names:
+        if x not in AUDITABLE:
+            raise ConfigError("algorithm", x, f"must be one of {', '.join(AUDITABLE)} or 'all'")
+    skipped = []
+    if need_delta and delta is None and text == "all":
+        skipped = [x for x in names if x in SHUFFLE_ALGORITHMS]
+        names = [x for x in names if x not in SHUFFLE_ALGORITHMS]
+    return names, skipped
+
+
+def cmd_audit(args, console):
+    """Run ``bandsim audit`` (see the module docstring)."""
+    from ..errors import ConfigError
+
+    if args.returning is None:
+        for flag in ("target_epsilon", "target_delta"):
+            if getattr(args, flag) is not None:
+                raise ConfigError(flag, getattr(args, flag), "needs --returning B")
+        if args.epsilon is None:
+            raise ConfigError("epsilon", None, "required (the per-batch ε to audit)")
+        return _audit(args, console)
+    if args.target_delta is None:
+        raise ConfigError("target_delta", None, "required with --returning (total δ)")
+    if args.target_epsilon is not None:
+        return _calibrate(args, console)
+    if args.epsilon is None:
+        raise ConfigError("epsilon", None,
+                          "give --epsilon (compose it B times) or --target-epsilon (calibrate)")
+    return _compose(args, console)
+
+
+def _out():
+    from ..cli import wide_console
+
+    return wide_console()
+
+
+def _audit(args, console):
+    from rich.table import Table
+
+    from .audit import audit
+
+    names, skipped = _algorithms(args.algorithm, True, args.delta)
+    sizes = args.batch_size or [1024]
+    reports = []
+    for name, eps, n in itertools.product(names, args.epsilon, sizes):
+        reports.append(audit(name, eps, n, delta=args.delta, scale=args.scale, p=args.p,
+                             horizon=args.horizon))
+    if args.json:
+        print(json.dumps([r.to_dict() for r in reports] if len(reports) > 1
+                         else reports[0].to_dict(), indent=2))
+        return 1 if any(r.failures for r in reports) else 0
+    out = _out()
+    if len(reports) == 1 or args.full:
+        for r in reports:
+            out.print(r.table(full=args.full))
+            out.print(r.view)
+            out.print(f"parameters: {r.params_line()}")
+            for note in r.notes:
+                out.print(f"note: {note}")
+            style = "green" if r.passed else "bold red" if r.failures else "yellow"
+            out.print(f"[{style}]{r.verdict()}[/]  ({r.seconds:.2f} s)")
+    if len(reports) > 1:
+        t = Table(title="exact privacy of one batch: claimed vs exact")
+        for c in ("algorithm", "ε", "n", "g", "m", "quantity", "claimed", "exact", "slack",
+                  "max exact/claimed", "verdict", "s"):
+            t.add_column(c, justify="left" if c in ("algorithm", "quantity", "verdict")
+                         else "right")
+        for r in reports:
+            h = r.rows[r.headline]
+            verdict = ("[green]PASS[/]" if r.passed else "[bold red]FAIL[/]" if r.failures
+                       else "[yellow]?[/]")
+            t.add_row(r.algorithm, f"{r.params['epsilon']:g}", f"{r.params['n']:,}",
+                      f"{r.params['g']:,}" if "g" in r.params else "",
+                      f"{r.params['m']:,}" if "m" in r.params else "", h.short or h.quantity,
+                      f"{h.claimed:.6g}", f"{h.exact:.6g}", f"{h.slack:+.3g}",
+                      f"{r.worst_ratio:.6g}", verdict, f"{r.seconds:.2f}")
+        out.print(t)
+    if skipped:
+        out.print(f"note: {', '.join(skipped)} skipped (they need the per-batch --delta)")
+    return 1 if any(r.failures for r in reports) else 0
+
+
+def _compose(args, console):
+    from rich.table import Table
+
+    from .accountant import compose
+
+    names, skipped = _algorithms(args.algorithm, True, args.delta)
+    sizes = args.batch_size or [1024]
+    rows = []
+    for name, eps, n in itertools.product(names, args.epsilon, sizes):
+        for c in compose(name, eps, n, args.returning, args.target_delta,
+                         batch_delta=args.delta, scale=args.scale, p=args.p,
+                         horizon=args.horizon):
+            rows.append(dict(algorithm=name, epsilon_per_batch=eps, n=n, method=c.method,
+                             basis=c.basis, total_epsilon=c.epsilon, total_delta=c.delta,
+                             note=c.note))
+    if args.json:
+        print(json.dumps(rows, indent=2, default=float))
+        return 0
+    t = Table(title=f"total privacy of a user in B = {args.returning} batches "
+                    f"(total δ = {args.target_delta:g})")
+    for c in ("algorithm", "ε/batch", "n", "method", "basis", "total ε", "total δ", "note"):
+        t.add_column(c, justify="right" if c in ("ε/batch", "n", "total ε", "total δ")
+                     else "left")
+    for r in rows:
+        t.add_row(r["algorithm"], f"{r['epsilon_per_batch']:g}", f"{r['n']:,}", r["method"],
+                  r["basis"], _num(r["total_epsilon"]), f"{r['total_delta']:.3g}", r["note"])
+    _out().print(t)
+    if skipped:
+        _out().print(f"note: {', '.join(skipped)} skipped (they need the per-batch --delta)")
+    return 0
+
+
+def _num(x):
+    return "inf" if not math.isfinite(x) else f"{x:.6g}"
+
+
+def _calibrate(args, console):
+    from rich.table import Table
+
+    from .accountant import calibrate
+
+    names, _ = _algorithms(args.algorithm, False, None)
+    n = (args.batch_size or [1024])[0]
+    rows = []
+    for name in names:
+        for c in calibrate(name, args.returning, args.target_epsilon, args.target_delta, n,
+                           scale=args.scale, p=args.p, horizon=args.horizon, exact=args.exact):
+            rows.append(dict(algorithm=name, **c.to_dict()))
+    if args.json:
+        print(json.dumps(rows, indent=2, default=float))
+        return 0
+    t = Table(title=f"per-batch privacy for a total ({args.target_epsilon:g}, "
+                    f"{args.target_delta:g})-DP over B = {args.returning} batches "
+                    f"(noise at batch size n = {n:,})")
+    for c in ("algorithm", "method", "ε per batch", "δ per batch", "total ε", "noise",
+              "Var noise", "g", "m"):
+        t.add_column(c, justify="left" if c in ("algorithm", "method", "noise") else "right")
+    for r in rows:
+        nz = r["noise"]
+        t.add_row(r["algorithm"], r["method"], f"{r['epsilon_per_batch']:.6g}",
+                  f"{r['delta_per_batch']:.3g}" if r["delta_per_batch"] else "0",
+                  _num(r["total_epsilon"]), str(nz.get("noise", "")),
+                  f"{nz.get('noise_variance', math.nan):.4g}",
+                  f"{nz['g']:,}" if "g" in nz else "", f"{nz['m']:,}" if "m" in nz else "")
+    _out().print(t)
+    return 0

@@ -264,14 +264,20 @@ class BinarySummation:
         """Smallest ε' with exact δ(ε') ≤ δ for a batch of ``m`` (default δ: the nominal one).
 
         Bisection on the decreasing map ε ↦ δ(ε); returns an upper bound
-        within ``tol``.
+        within ``tol``, or ``inf`` when no finite ε reaches δ (the outputs one
+        input can produce and its neighbour cannot already weigh more than δ).
         """
         target = self.delta if delta is None else check_range("delta", delta, 0.0, 1.0)
         _, p, q, tail = self.output_pmfs(m)
         if privacy_profile(p, q, 0.0) + tail <= target:
             return 0.0
+        unmatched = max(float(p[q == 0].sum()), float(q[p == 0].sum()))  # δ(ε → ∞)
+        if unmatched + tail > target:
+            return math.inf
         lo, hi = 0.0, max(1.0, self.epsilon)
         while privacy_profile(p, q, hi) + tail > target:
+            if hi > 350:  # e^ε would overflow next: no representable ε reaches δ
+                return math.inf
             lo, hi = hi, 2 * hi
         while hi - lo > tol:
             mid = 0.5 * (lo + hi)

@@ -275,3 +275,12 @@ def test_cli_runs_the_shuffle_algorithms_with_a_batch_size(capsys):
     assert [r["algorithm"] for r in rows] == ["sdp-ae", "vb-sdp-ae"]
     assert main(["run", "vb-sdp-ae", "--instance", "C2", "--arms", "3", "--epsilon", "1",
                  "--delta", "1e-6", "--batch-size", "500", "--horizon", "1e5"]) == 2
+
+
+def test_exact_epsilon_is_infinite_when_no_epsilon_reaches_delta():
+    # a claimed δ below the mass only one neighbour can produce: no finite ε
+    from bandsim.shuffle import BinarySummation
+
+    mech = BinarySummation(8.0, 0.1)
+    assert mech.exact_epsilon(256, delta=1e-300) == float("inf")
+    assert 0 < mech.exact_epsilon(256, delta=0.2) < 8.0

@@ -20,7 +20,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
-	$(BIN)/python -m pytest benchmarks -q --benchmark-only --benchmark-columns=min,median,max,rounds
+	$(BIN)/python -m pytest benchmarks -q -s --benchmark-only --benchmark-columns=min,median,max,rounds \
+		--benchmark-json=.benchmarks/latest.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .benchmarks

@@ -19,7 +19,7 @@ import numpy as np
 
 from ._jit import jit
 from .protocols import batch_estimate
-from .regret import advance, commit
+from .regret import advance, commit, start_run
 
 
 @jit
@@ -77,12 +77,9 @@ def run_shard(rng, gaps, rcode, rpar, horizon, batch, width, mech, fpar, ipar,
         g = gaps[r]
         row = out_regret[r]
         pulls = out_pulls[r]
-        for a in range(n_arms):
-            active[a] = a
-            pulls[a] = 0
-            out_elim[r, a] = -1
-            sums[a] = 0.0
-            counts[a] = 0.0
+        start_run(active, pulls, out_elim[r])
+        sums[:] = 0.0
+        counts[:] = 0.0
         k = n_arms
         t = 0
         regret = 0.0

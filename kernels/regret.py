@@ -100,3 +100,12 @@ def commit(out, checkpoints, ci, t, horizon, regret, arm, gaps, pulls):
         pulls[arm] += horizon - t
         ci = fill_linear(out, checkpoints, ci, t, regret, gaps[arm])
     return ci
+
+
+@jit
+def start_run(active, pulls, elim_row):
+    """Reset one run's state: every arm active (in index order), N_a = 0, never eliminated."""
+    for a in range(active.shape[0]):
+        active[a] = a
+        pulls[a] = 0
+        elim_row[a] = -1

@@ -48,7 +48,7 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 from .elimination import eliminate
-from .regret import ROUND_ROBIN, advance, commit
+from .regret import ROUND_ROBIN, advance, commit, start_run
 from .rewards import BERNOULLI, clipped_gaussian
 
 #: Relative margin by which a shortcut decision must win (see module docstring).
@@ -374,11 +374,8 @@ def run_se_shard(rng, gaps, rcode, rpar, horizon, log_horizon, checkpoints,
         g = gaps[run]
         row = out_regret[run]
         pulls = out_pulls[run]
-        for a in range(K):
-            active[a] = a
-            S[a] = 0.0
-            pulls[a] = 0
-            out_elim[run, a] = -1
+        start_run(active, pulls, out_elim[run])
+        S[:] = 0.0
         k = K
         t = 0
         ci = 0

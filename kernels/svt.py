@@ -24,7 +24,7 @@ import numpy as np
 
 from ._jit import jit
 from .elimination import eliminate
-from .regret import ROUND_ROBIN, advance, commit
+from .regret import ROUND_ROBIN, advance, commit, start_run
 from .rewards import batch_sum
 
 
@@ -73,10 +73,7 @@ def run_shard(rng, gaps, rcode, rpar, horizon, query_threshold, elim_width,
         g = gaps[run]
         row = out_regret[run]
         pulls = out_pulls[run]
-        for a in range(K):
-            active[a] = a
-            pulls[a] = 0
-            out_elim[run, a] = -1
+        start_run(active, pulls, out_elim[run])
         k = K
         t = 0
         ci = 0

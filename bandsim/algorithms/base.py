@@ -15,6 +15,15 @@ from ..errors import ConfigError, check_int, check_range
 REQUIRED = object()
 
 
+def one_over_horizon(horizon):
+    """Default confidence β = 1/T (seed 001, Chapter 6)."""
+    return 1.0 / horizon
+
+
+#: Parameters of the thesis' central-DP algorithms: ε required, β = 1/T.
+CENTRAL_DP_PARAMS = {"epsilon": REQUIRED, "beta": one_over_horizon}
+
+
 @dataclass(frozen=True)
 class Derived:
     """A parameter default computed from the other resolved parameters.

@@ -9,7 +9,7 @@ import math
 
 from kernels import protocols, regret
 
-from .base import REQUIRED, Algorithm, Plan, build_tables
+from .base import CENTRAL_DP_PARAMS, Algorithm, Plan, build_tables
 
 
 def dp_se_epoch(epoch, k, epsilon, beta):
@@ -58,6 +58,6 @@ DP_SE = Algorithm(
     summary="DP successive elimination: epochs, Laplace noise on epoch means",
     trust="central ε-DP",
     reference="seed 001 Algorithm 9 (Sajed & Sheffet 2019)",
-    params={"epsilon": REQUIRED, "beta": lambda horizon: 1.0 / horizon},
+    params=CENTRAL_DP_PARAMS,
     plan=plan_dp_se,
 )

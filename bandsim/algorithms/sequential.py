@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .base import REQUIRED, Algorithm
+from .base import CENTRAL_DP_PARAMS, Algorithm
 
 #: Work (pulls) per shard aimed at by per-step plans: shards of
 #: max(1, min(64, 2**22 // T)) runs — one run per shard at T ≥ 4.2e6.
@@ -241,7 +241,7 @@ DP_UCB = Algorithm(
     summary="private UCB: tree-based binary mechanism per arm, per step",
     trust="central ε-DP",
     reference="seed 001 Algorithms 5-6 (Mishra & Thakurta 2015)",
-    params={"epsilon": REQUIRED, "beta": lambda horizon: 1.0 / horizon},
+    params=CENTRAL_DP_PARAMS,
     plan=plan_dp_ucb,
 )
 
@@ -250,7 +250,7 @@ DP_SE2 = Algorithm(
     summary="DP-SE 2: SVT at r = 2^l inside epochs, private histogram elimination",
     trust="central ε-DP",
     reference="seed 001 Algorithm 10 (Appendix A.1)",
-    params={"epsilon": REQUIRED, "beta": lambda horizon: 1.0 / horizon},
+    params=CENTRAL_DP_PARAMS,
     plan=plan_dp_se2,
 )
 
@@ -259,6 +259,6 @@ DP_SE2_MODIFIED = Algorithm(
     summary="DP-SE 2 with the halting rule 2h_r of Appendix A.2",
     trust="central ε-DP",
     reference="seed 001 Algorithm 10 + Appendix A.2",
-    params={"epsilon": REQUIRED, "beta": lambda horizon: 1.0 / horizon},
+    params=CENTRAL_DP_PARAMS,
     plan=plan_dp_se2_modified,
 )

@@ -41,6 +41,26 @@ class Tape:
     def done(self):
         return self.t >= self.T
 
+    def round(self, rng, arms, reward):
+        """One pull of each arm in ``arms``, in order: {arm: reward} (cut at T)."""
+        out = {}
+        for a in arms:
+            x = self.pull(rng, a, reward)
+            if x is None:
+                break
+            out[a] = x
+        return out
+
+    def block(self, rng, arm, n, reward):
+        """Up to ``n`` consecutive pulls of ``arm``: the list of rewards (cut at T)."""
+        out = []
+        for _ in range(n):
+            x = self.pull(rng, arm, reward)
+            if x is None:
+                break
+            out.append(x)
+        return out
+
 
 def bernoulli(means):
     return lambda rng, a: float(rng.random() < means[a])
@@ -59,10 +79,7 @@ def dp_se(rng, means, horizon, epsilon, beta, checkpoints, reward=None):
         r = 0
         while r < c["R_e"] and not tape.done:
             r += 1
-            for i in S:
-                x = tape.pull(rng, i, reward)
-                if x is None:
-                    break
+            for i, x in tape.round(rng, S, reward).items():
                 total[i] += x
         if tape.done:
             break
@@ -85,13 +102,7 @@ def batch_se(rng, means, horizon, p, growth, checkpoints, reward=None):
         n = batch_size(b, growth)
         mu = {}
         for a in phi:
-            total = 0.0
-            for _ in range(n):
-                x = tape.pull(rng, a, reward)
-                if x is None:
-                    break
-                total += x
-            mu[a] = total / n
+            mu[a] = sum(tape.block(rng, a, n, reward)) / n
         if tape.done:
             break
         beta = confidence_radius(b, len(phi), n, p)
@@ -123,12 +134,7 @@ def shuffle_ae(rng, means, horizon, epsilon, delta, checkpoints, batch, reward=N
         t += 1
         m = batch(t)
         for a in V:
-            bits = []
-            for _ in range(m):
-                x = tape.pull(rng, a, reward)
-                if x is None:
-                    break
-                bits.append(int(rng.random() < x))
+            bits = [int(rng.random() < x) for x in tape.block(rng, a, m, reward)]
             if tape.done:
                 break
             S[a] += mech.sum_per_user(bits, rng)
@@ -228,12 +234,7 @@ def protocol_se(rng, means, horizon, mechanism, p, growth, checkpoints, reward=N
         mech = mechanism(n)
         mu = {}
         for a in phi:
-            xs = []
-            for _ in range(n):
-                x = tape.pull(rng, a, reward)
-                if x is None:
-                    break
-                xs.append(x)
+            xs = tape.block(rng, a, n, reward)
             if tape.done:
                 break
             mu[a] = ref_protocol(rng, mech, xs) / n
@@ -363,10 +364,7 @@ def dp_se2(rng, means, horizon, epsilon, beta, checkpoints, modified=False, rewa
             level += 1
             while r < 2**level and not tape.done:
                 r += 1
-                for i in S:
-                    x = tape.pull(rng, i, reward)
-                    if x is None:
-                        break
+                for i, x in tape.round(rng, S, reward).items():
                     total[i] += x
             if tape.done:
                 break

@@ -5,7 +5,7 @@
 ...                        horizon=50_000_000, runs=1000, seed=1)  # doctest: +SKIP
 >>> res.summary()["regret_mean"]  # doctest: +SKIP
 """
-__version__ = "0.1.0"
+from ._version import __version__
 
 from .errors import ConfigError
 from .results import Result

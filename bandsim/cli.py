@@ -49,6 +49,9 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog="bandsim",
         description="Fast, exact Monte Carlo simulation of differentially private bandits.")
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"bandsim {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="algorithms, instances and figures")
 

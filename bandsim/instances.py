@@ -167,7 +167,7 @@ class Instance:
         rcode : int
         rpar : float64 (runs, K, P)
         """
-        from kernels import rewards as kr
+        from bandsim.kernels import rewards as kr
 
         loc = np.broadcast_to(self.location, (runs, self.arms))
         if self.rewards == "bernoulli":

@@ -81,7 +81,7 @@ _THEOREM = {"dist-dp": "seed 003 Theorem 1", "dist-rdp": "seed 003 Theorem 2",
 
 
 def _code(name):
-    from kernels import secagg
+    from bandsim.kernels import secagg
 
     return {"dist-dp": secagg.DIST_DP, "dist-rdp": secagg.DIST_RDP,
             "dist-cdp": secagg.DIST_CDP, "central": secagg.CENTRAL,
@@ -172,7 +172,7 @@ class Mechanism:
             ``batched`` draws the randomized rounding of every user (Σ x̂),
             then the total noise in closed form and one reduction mod m.
         """
-        from kernels import secagg
+        from bandsim.kernels import secagg
 
         x = np.ascontiguousarray(x, dtype=np.float64)
         if x.shape != (self.n,) or np.any((x < 0) | (x > 1)):
@@ -204,8 +204,8 @@ class Mechanism:
         (clip(N(mean, sigma²), 0, 1); batched sums of more than 64 users use
         the moment-matched normal of :func:`kernels.rewards.encoded_sum`).
         """
-        from kernels import rewards as kr
-        from kernels import secagg
+        from bandsim.kernels import rewards as kr
+        from bandsim.kernels import secagg
 
         from .instances import clipped_gaussian_moments
 
@@ -227,7 +227,7 @@ class Mechanism:
 
     def total_noise(self, size=1, rng=None, path="batched"):
         """Draws of the total noise Σ η_i (int64 (size,)), batched or per user."""
-        from kernels import secagg
+        from bandsim.kernels import secagg
 
         rng = np.random.default_rng(rng)
         fpar, _ = self._arrays()

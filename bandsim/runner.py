@@ -194,7 +194,7 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     if inst.rewards == "gaussian" and algo.binary_rewards:
         config["sigma"] = inst.sigma
     elif inst.rewards == "gaussian":
-        from kernels.rewards import GAUSSIAN_EXACT_MAX_N
+        from bandsim.kernels.rewards import GAUSSIAN_EXACT_MAX_N
 
         config["sigma"] = inst.sigma
         config["gaussian_batch_sum"] = GAUSSIAN_NOTE

@@ -224,7 +224,7 @@ class BinarySummation:
             Users in the batch.
         rng : numpy.random.Generator
         """
-        from kernels.shuffle import batched_sum
+        from bandsim.kernels.shuffle import batched_sum
 
         return float(batched_sum(rng, int(x_sum), self._m(m), self.tau))
 

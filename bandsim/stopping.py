@@ -96,7 +96,7 @@ def _resolve(values, probs, alpha, beta, epsilon, R, runs, seed, max_samples):
 
 
 def _run(rule, values, probs, alpha, beta, epsilon, R, runs, seed, max_samples):
-    from kernels.stopping import run_stopping
+    from bandsim.kernels.stopping import run_stopping
 
     v, p, alpha, beta, epsilon, R, runs, seed, max_samples, mean = _resolve(
         values, probs, alpha, beta, epsilon, R, runs, seed, max_samples)

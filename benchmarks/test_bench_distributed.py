@@ -13,7 +13,7 @@ import pytest
 
 import bandsim
 from bandsim import protocols
-from kernels import rewards, secagg
+from bandsim.kernels import rewards, secagg
 from tests import reference
 
 T, RUNS = 50_000_000, 10_000

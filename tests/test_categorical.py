@@ -10,7 +10,7 @@ import bandsim
 from bandsim import ConfigError
 from bandsim.algorithms import ALGORITHMS, REQUIRED
 from bandsim.instances import categorical_instance, categorical_rows
-from kernels import rewards
+from bandsim.kernels import rewards
 from tests import reference
 from tests.conftest import ALPHA
 from tests.stats import chi2_gof, chi2_two_sample

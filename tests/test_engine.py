@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 import bandsim
-from kernels import protocols, regret
-from kernels.elimination import run_shard
+from bandsim.kernels import protocols, regret
+from bandsim.kernels.elimination import run_shard
 from tests import reference
 from tests.conftest import ALPHA
 from tests.stats import chi2_two_sample

@@ -15,7 +15,7 @@ from scipy import stats
 import bandsim
 from bandsim import protocols
 from bandsim.errors import ConfigError
-from kernels import rewards, secagg
+from bandsim.kernels import rewards, secagg
 from tests import reference
 from tests.conftest import ALPHA
 from tests.stats import chi2_gof, chi2_two_sample

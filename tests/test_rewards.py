@@ -5,7 +5,7 @@ from scipy import stats
 
 import bandsim
 from bandsim.instances import berry_esseen_bound, clipped_gaussian_moments
-from kernels import rewards
+from bandsim.kernels import rewards
 from tests.conftest import ALPHA
 from tests.stats import chi2_gof
 

@@ -6,7 +6,7 @@ import pytest
 from numba import njit
 from scipy import stats
 
-from kernels import samplers
+from bandsim.kernels import samplers
 from tests.conftest import ALPHA
 from tests.stats import chi2_gof
 

@@ -6,7 +6,7 @@ from scipy import stats
 
 import bandsim
 from bandsim.algorithms.sequential import dp_ucb_constants, tree_levels
-from kernels.sequential import laplace, run_se_shard, run_ucb_shard, tree_insert
+from bandsim.kernels.sequential import laplace, run_se_shard, run_ucb_shard, tree_insert
 from tests import reference
 from tests.conftest import ALPHA
 from tests.stats import chi2_two_sample

@@ -14,7 +14,7 @@ from bandsim.instances import clipped_gaussian_moments
 from bandsim.runner import prepare
 from bandsim.shuffle import (BinarySummation, accuracy_tau, exact_delta, hockey_stick,
                              privacy_profile)
-from kernels.shuffle import noise_ones, sample_batched, sample_per_user
+from bandsim.kernels.shuffle import noise_ones, sample_batched, sample_per_user
 from tests import reference
 from tests.conftest import ALPHA
 from tests.stats import chi2_gof, chi2_two_sample

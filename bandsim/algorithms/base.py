@@ -85,7 +85,7 @@ class Plan:
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
         """Simulate one shard of runs into the output rows (see the engine)."""
-        from kernels.elimination import run_shard
+        from bandsim.kernels.elimination import run_shard
 
         run_shard(rng, gaps, rcode, rpar, horizon, self.batch, self.width, self.mech,
                   self.fpar, self.ipar, self.order, self.cumulative, checkpoints,

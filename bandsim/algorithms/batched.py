@@ -12,7 +12,7 @@ confidence radius; Remark after Lemma 2 for l(b) = η^b.
 """
 import math
 
-from kernels import protocols, regret
+from bandsim.kernels import protocols, regret
 
 from .base import Algorithm, Plan, build_tables
 

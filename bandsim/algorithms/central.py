@@ -7,7 +7,7 @@ Theorem 5.1.1 (ε-DP); Chapter 6 for the experiment (β = 1/T).
 """
 import math
 
-from kernels import protocols, regret
+from bandsim.kernels import protocols, regret
 
 from .base import CENTRAL_DP_PARAMS, Algorithm, Plan, build_tables
 

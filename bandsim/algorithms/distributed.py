@@ -31,7 +31,7 @@ References
 ----------
 seed 003, Algorithm 1, Lemma 2 eq. (2), Theorems 1–6, Section 7, Appendix J.
 """
-from kernels import regret
+from bandsim.kernels import regret
 
 from .. import protocols
 from .base import REQUIRED, Algorithm, Plan, build_tables

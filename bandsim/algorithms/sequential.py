@@ -75,7 +75,7 @@ class UcbPlan:
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
         """Simulate one shard of runs into the output rows."""
-        from kernels.sequential import run_ucb_shard
+        from bandsim.kernels.sequential import run_ucb_shard
 
         run_ucb_shard(rng, gaps, rcode, rpar, horizon, self.gamma, self.scale,
                       checkpoints, out_regret, out_pulls, out_elim)
@@ -92,7 +92,7 @@ class SePlan:
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
         """Simulate one shard of runs into the output rows."""
-        from kernels.sequential import run_se_shard
+        from bandsim.kernels.sequential import run_se_shard
 
         run_se_shard(rng, gaps, rcode, rpar, horizon, self.log_horizon, checkpoints,
                      out_regret, out_pulls, out_elim)
@@ -186,7 +186,7 @@ class Se2Plan:
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
         """Simulate one shard of runs into the output rows."""
-        from kernels.svt import run_shard
+        from bandsim.kernels.svt import run_shard
 
         run_shard(rng, gaps, rcode, rpar, horizon, self.query_threshold, self.elim_width,
                   self.svt_scale, self.hist_scale, checkpoints, out_regret, out_pulls,

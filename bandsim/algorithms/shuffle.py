@@ -34,7 +34,7 @@ Theorem 3.3 (VB-SDP-AE); Appendix A, Algorithm 3, Theorem A.1 (M_sum).
 """
 import math
 
-from kernels import protocols, regret
+from bandsim.kernels import protocols, regret
 
 from ..errors import ConfigError
 from ..shuffle import BinarySummation, subgaussian_variance

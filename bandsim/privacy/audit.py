@@ -302,7 +302,7 @@ def audit_points(mech, fold_max=FOLD_MAX):
     The fold needs ≥ 2m points; beyond ``fold_max`` the window of
     :func:`_window_view` is used.
     """
-    from kernels import secagg
+    from bandsim.kernels import secagg
 
     g, _, m = (int(v) for v in mech.ipar)
     if m <= fold_max:
@@ -314,7 +314,7 @@ def audit_points(mech, fold_max=FOLD_MAX):
 
 def _noise_law(code, n, fpar):
     """The total noise law of a SecAgg mechanism from the kernel's parameters."""
-    from kernels import secagg
+    from bandsim.kernels import secagg
 
     if code in (secagg.DIST_DP, secagg.CENTRAL, secagg.DIST_DP_SHUFFLE, secagg.LOCAL):
         return P.DiscreteLaplace(fpar[1])  # LOCAL: one user's noise
@@ -343,7 +343,7 @@ def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
     -------
     AuditReport
     """
-    from kernels import secagg
+    from bandsim.kernels import secagg
 
     from .. import protocols
 

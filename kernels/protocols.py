@@ -22,14 +22,9 @@ estimate of their sum.
 """
 from . import shuffle
 from ._jit import jit
+from .codes import LAPLACE, NONE, SECAGG, SHUFFLE_BINARY
 from .rewards import batch_sum
-from .secagg import (CENTRAL, DIST_CDP, DIST_DP, DIST_DP_SHUFFLE, DIST_RDP, LOCAL,
-                     batched_estimate)
-
-NONE = 0
-LAPLACE = 1
-SECAGG_CODES = (DIST_DP, DIST_RDP, DIST_CDP, CENTRAL, LOCAL, DIST_DP_SHUFFLE)
-SHUFFLE_BINARY = 10
+from .secagg import batched_estimate
 
 
 @jit
@@ -51,11 +46,14 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
     fpar : float64 (F,), ipar : int64 (I,)
         Mechanism parameters for this batch size.
     """
+    if mech == NONE:
+        return batch_sum(rng, rcode, rpar, n)
+    if mech == LAPLACE:
+        s = batch_sum(rng, rcode, rpar, n)
+        return s + rng.laplace(0.0, fpar[0])
     if mech == SHUFFLE_BINARY:
         return shuffle.batch_estimate(rng, rcode, rpar, n, fpar[0])
-    if mech >= DIST_DP:
-        return batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
-    s = batch_sum(rng, rcode, rpar, n)
-    if mech == LAPLACE:
-        s += rng.laplace(0.0, fpar[0])
-    return s
+    for code in SECAGG:
+        if mech == code:
+            return batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
+    raise ValueError("batch_estimate: unknown mechanism code")

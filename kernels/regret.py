@@ -14,9 +14,7 @@ checkpoint inside a stage follows exactly from the order; nothing is stored
 per pull (DESIGN.md rule 4).
 """
 from ._jit import jit
-
-ROUND_ROBIN = 0
-BLOCKS = 1
+from .codes import BLOCKS, ROUND_ROBIN
 
 
 @jit
@@ -26,6 +24,8 @@ def stage_pulls(order, j, k, n, u):
         full = u // k
         rem = u - full * k
         return full + (1 if j < rem else 0)
+    if order != BLOCKS:
+        raise ValueError("stage_pulls: unknown pull order code")
     done = u - j * n
     if done <= 0:
         return 0

@@ -31,11 +31,8 @@ import math
 
 import numpy as np
 
-from ._jit import jit
-
-BERNOULLI = 0
-CLIPPED_GAUSSIAN = 1
-CATEGORICAL = 2
+from ._jit import jit, jit_inline
+from .codes import BERNOULLI, CATEGORICAL, CLIPPED_GAUSSIAN
 
 #: Largest batch whose clipped-Gaussian sum is drawn user by user.
 GAUSSIAN_EXACT_MAX_N = 64
@@ -127,7 +124,8 @@ def batch_sum(rng, code, par, n):
         for j in range(counts.shape[0]):
             s += counts[j] * par[1 + j]
         return s
-    # clipped Gaussian
+    if code != CLIPPED_GAUSSIAN:
+        raise ValueError("batch_sum: unknown reward model code")
     if n <= GAUSSIAN_EXACT_MAX_N:
         s = 0.0
         for _ in range(n):
@@ -139,6 +137,46 @@ def batch_sum(rng, code, par, n):
     if s > n:
         return float(n)
     return s
+
+
+@jit_inline
+def draw(rng, code, par):
+    """One reward of an arm (float64 in [0, 1]): the single-draw half of the reward path.
+
+    Bernoulli: one uniform, ``u < μ``; clipped Gaussian: one
+    :func:`clipped_gaussian`; categorical: one uniform against the
+    cumulative probabilities (:func:`categorical_draw`).
+
+    Raises
+    ------
+    ValueError
+        For an unknown reward model code.
+    """
+    if code == BERNOULLI:
+        return 1.0 if rng.random() < par[0] else 0.0
+    if code == CLIPPED_GAUSSIAN:
+        return clipped_gaussian(rng, par[0], par[1])
+    if code == CATEGORICAL:
+        return categorical_draw(rng, par)
+    raise ValueError("draw: unknown reward model code")
+
+
+@jit
+def categorical_draw(rng, par):
+    """One categorical reward (float64): value j with probability p_j, by inversion.
+
+    One uniform u; the value of the first category whose cumulative
+    probability exceeds u (the last category takes the rounding remainder).
+    """
+    J = int(par[0])
+    jmax = (par.shape[0] - 1) // 2
+    u = rng.random()
+    acc = 0.0
+    for j in range(J - 1):
+        acc += par[1 + jmax + j]
+        if u < acc:
+            return par[1 + j]
+    return par[J]
 
 
 @jit
@@ -181,6 +219,8 @@ def reward_mean(code, par):
         return par[0]
     if code == CLIPPED_GAUSSIAN:
         return par[2]
+    if code != CATEGORICAL:
+        raise ValueError("reward_mean: unknown reward model code")
     J = int(par[0])
     jmax = (par.shape[0] - 1) // 2
     m = 0.0
@@ -282,6 +322,8 @@ def encoded_sum(rng, code, par, n, g):
             fl = math.floor(y)
             s += counts[j] * np.int64(fl) + rng.binomial(counts[j], y - fl)
         return s
+    if code != CLIPPED_GAUSSIAN:
+        raise ValueError("encoded_sum: unknown reward model code")
     if n <= GAUSSIAN_EXACT_MAX_N:
         s = np.int64(0)
         for _ in range(n):

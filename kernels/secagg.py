@@ -56,16 +56,11 @@ seed 003, Section 3.2 (Algorithms 2, 3), Section 4 (Theorem 1), Section 5
 import numpy as np
 
 from ._jit import jit
-from .rewards import BERNOULLI, clipped_gaussian, encode, encoded_sum
+from .codes import CENTRAL, DIST_CDP, DIST_DP, DIST_DP_SHUFFLE, DIST_RDP, LOCAL
+from .rewards import draw, encode, encoded_sum
 from .samplers import (discrete_gaussian, discrete_laplace, discrete_laplace_sum,
                        geometric_failures, polya, skellam)
 
-DIST_DP = 2
-DIST_RDP = 3
-DIST_CDP = 4
-CENTRAL = 5
-LOCAL = 6
-DIST_DP_SHUFFLE = 7
 
 
 @jit
@@ -187,10 +182,7 @@ def per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
     g, m = ipar[0], ipar[2]
     yhat = np.int64(0)
     for _ in range(n):
-        if rcode == BERNOULLI:
-            x = 1.0 if rng.random() < rpar[0] else 0.0
-        else:
-            x = clipped_gaussian(rng, rpar[0], rpar[1])
+        x = draw(rng, rcode, rpar)
         yi = (encode(rng, x, g) + user_noise(rng, mech, n, fpar)) % m
         yhat = (yhat + yi) % m
     return finish(rng, mech, yhat, n, fpar, ipar)

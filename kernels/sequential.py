@@ -4,7 +4,8 @@ These algorithms decide at every pull (UCB) or every cycle (SE), so they are
 simulated one pull at a time: one run after the other, one loop iteration per
 pull, many runs in parallel through the runner's shards. Rewards are exact
 (Bernoulli: one uniform per pull, ``u < μ``; clipped Gaussian: one
-:func:`kernels.rewards.clipped_gaussian` draw per pull). Pseudo-regret
+:func:`kernels.rewards.clipped_gaussian` draw per pull; categorical: one
+inversion draw; all through :func:`kernels.rewards.draw`). Pseudo-regret
 Σ_a Δ_a N_a(t) is written only at the checkpoints (memory O(checkpoints)).
 
 Speed without changing a single decision
@@ -48,21 +49,14 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 from .elimination import eliminate
+from .codes import BERNOULLI
 from .regret import ROUND_ROBIN, advance, commit, start_run
-from .rewards import BERNOULLI, clipped_gaussian
+from .rewards import draw
 
 #: Relative margin by which a shortcut decision must win (see module docstring).
 MARGIN = 1e-9
 #: Tree levels allocated per arm (enough for any T < 2**62).
 MAX_LEVELS = 64
-
-
-@jit_inline
-def pull_reward(rng, code, par):
-    """One reward of an arm (float64): Bernoulli = one uniform ``u < μ``."""
-    if code == BERNOULLI:
-        return 1.0 if rng.random() < par[0] else 0.0
-    return clipped_gaussian(rng, par[0], par[1])
 
 
 @jit_inline
@@ -209,7 +203,7 @@ def run_ucb_shard(rng, gaps, rcode, rpar, horizon, gamma, scale, checkpoints,
         for a in range(K):
             if t >= horizon:
                 break
-            x = pull_reward(rng, rcode, rpar[run, a])
+            x = draw(rng, rcode, rpar[run, a])
             n[a] = 1
             if private:
                 O[a] = tree_insert(alpha[a], cum[a], 1, x, scale, rng)
@@ -256,7 +250,7 @@ def run_ucb_shard(rng, gaps, rcode, rpar, horizon, gamma, scale, checkpoints,
             # pull a at time tt
             p = rpar[run, a]
             na = n[a] + 1
-            x = pull_reward(rng, rcode, p)
+            x = draw(rng, rcode, p)
             if private:
                 Oa = tree_insert(alpha[a], cum[a], na, x, scale, rng)
             else:
@@ -302,7 +296,7 @@ def run_ucb_shard(rng, gaps, rcode, rpar, horizon, gamma, scale, checkpoints,
                         t += 1
                 else:
                     while t < t_end and Oa + gamma > nf * V:
-                        x = pull_reward(rng, rcode, p)
+                        x = draw(rng, rcode, p)
                         nf += 1.0
                         if private:
                             Oa = tree_insert(alpha[a], cum[a], np.int64(nf), x, scale, rng)
@@ -334,7 +328,7 @@ def _one_cycle(rng, rcode, par, active, k, S):
     else:
         for j in range(k):
             a = active[j]
-            S[a] += clipped_gaussian(rng, par[a, 0], par[a, 1])
+            S[a] += draw(rng, rcode, par[a])
 
 
 @jit

@@ -1,0 +1,33 @@
+"""Every small integer code that crosses the kernel boundary, in one place.
+
+Kernels dispatch on these codes by equality, and every dispatch ends in an
+error for a code it does not know (never a silent fall-through). The Python
+layer reads the codes from the declarations of :mod:`bandsim.registry`; no
+other module defines one.
+"""
+
+# Reward models (kernels.rewards): a per-arm float64 parameter row travels with each.
+BERNOULLI = 0
+CLIPPED_GAUSSIAN = 1
+CATEGORICAL = 2
+REWARD_MODELS = {"bernoulli": BERNOULLI, "gaussian": CLIPPED_GAUSSIAN,
+                 "categorical": CATEGORICAL}
+
+# Mechanisms (kernels.protocols): what the analyzer learns from one batch.
+NONE = 0               # the exact sum (non-private baselines)
+LAPLACE = 1            # continuous Laplace on the sum (DP-SE)
+DIST_DP = 2            # SecAgg protocols of Chowdhury & Zhou (kernels.secagg)
+DIST_RDP = 3
+DIST_CDP = 4
+CENTRAL = 5
+LOCAL = 6
+DIST_DP_SHUFFLE = 7
+SHUFFLE_BINARY = 10    # shuffle binary summation of Tenenbaum et al. (kernels.shuffle)
+#: A mechanism whose samplers are a plug-in's own kernels (engines rebound to them).
+PLUGIN = 100
+
+SECAGG = (DIST_DP, DIST_RDP, DIST_CDP, CENTRAL, LOCAL, DIST_DP_SHUFFLE)
+
+# Pull orders inside a stage (kernels.regret).
+ROUND_ROBIN = 0
+BLOCKS = 1

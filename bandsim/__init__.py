@@ -4,11 +4,16 @@
 >>> res = bandsim.simulate("dp-se", instance="C2", arms=5, epsilon=0.25,
 ...                        horizon=50_000_000, runs=1000, seed=1)  # doctest: +SKIP
 >>> res.summary()["regret_mean"]  # doctest: +SKIP
+
+Plug-ins declare an :class:`Algorithm` or a :class:`Mechanism` and
+:func:`register` it (docs/plugins.md).
 """
 from ._version import __version__
-
 from .errors import ConfigError
+from .params import Derived, Param
+from .registry import Algorithm, Mechanism, register
 from .results import Result
 from .runner import simulate
 
-__all__ = ["ConfigError", "Result", "simulate", "__version__"]
+__all__ = ["Algorithm", "ConfigError", "Derived", "Mechanism", "Param", "Result", "register",
+           "simulate", "__version__"]

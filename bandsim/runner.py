@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import algorithms
+from . import registry
 from .errors import ConfigError, check_int
 from .instances import GAUSSIAN_NOTE, berry_esseen_bound, make_instance
 from .results import Result
@@ -148,7 +148,7 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     ConfigError
         On any invalid input.
     """
-    algo = algorithms.get(algorithm)
+    algo = registry.get_algorithm(algorithm)
     runs = check_int("runs", runs, 1, 10**8)
     horizon = check_int("horizon", horizon, 2, MAX_HORIZON)
     seed = secrets.randbits(63) if seed is None else check_int("seed", seed, 0)
@@ -163,6 +163,7 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     K = inst.arms
     if horizon < K:
         raise ConfigError("horizon", horizon, f"must be at least the number of arms ({K})")
+    algo.check_rewards(inst.rewards)
     cps = resolve_checkpoints(checkpoints, horizon)
     plan = algo.plan(resolved, K, horizon)
     config = {
@@ -176,7 +177,7 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
         "shard_runs": int(getattr(plan, "shard_runs", SHARD_RUNS)),
         "params": resolved,
         "trust": algo.trust,
-        "reference": algo.reference,
+        "reference": algo.source,
         "stages": plan.stages,
     }
     from .privacy.results import result_privacy  # claim + audit of the largest batch

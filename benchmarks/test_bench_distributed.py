@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import bandsim
-from bandsim import protocols
+from bandsim.mechanisms import secagg as protocols
 from bandsim.kernels import rewards, secagg
 from tests import reference
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import bandsim
-from bandsim.algorithms.sequential import dp_ucb_constants
+from bandsim.algorithms.per_step import dp_ucb_constants
 from tests import reference
 
 T, K = 50_000_000, 5

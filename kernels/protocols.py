@@ -20,7 +20,7 @@ estimate of their sum.
     the users' binary rewards ([0, 1] rewards binarized by a Bernoulli(x)
     draw); ``fpar[0]`` = τ = 96 log(2/δ)/ε². See :mod:`kernels.shuffle`.
 """
-from . import shuffle
+from . import binary_summation
 from ._jit import jit
 from .codes import LAPLACE, NONE, SECAGG, SHUFFLE_BINARY
 from .rewards import batch_sum
@@ -52,8 +52,21 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
         s = batch_sum(rng, rcode, rpar, n)
         return s + rng.laplace(0.0, fpar[0])
     if mech == SHUFFLE_BINARY:
-        return shuffle.batch_estimate(rng, rcode, rpar, n, fpar[0])
+        return binary_summation.batch_estimate(rng, rcode, rpar, n, fpar[0])
     for code in SECAGG:
         if mech == code:
             return batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
     raise ValueError("batch_estimate: unknown mechanism code")
+
+
+@jit
+def sum_noise(rng, n, fpar):
+    """Noise a ``sum``-family plug-in adds to the exact batch sum (replaced by
+    :func:`bandsim.kernels._jit.rebind` with the plug-in's own kernel)."""
+    raise ValueError("sum_noise: no plug-in noise kernel bound")
+
+
+@jit
+def noisy_sum(rng, mech, rcode, rpar, n, fpar, ipar):
+    """The exact batch sum plus a plug-in's noise ``sum_noise(rng, n, fpar)`` (float64)."""
+    return batch_sum(rng, rcode, rpar, n) + sum_noise(rng, n, fpar)

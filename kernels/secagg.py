@@ -57,7 +57,8 @@ import numpy as np
 
 from ._jit import jit
 from .codes import CENTRAL, DIST_CDP, DIST_DP, DIST_DP_SHUFFLE, DIST_RDP, LOCAL
-from .rewards import draw, encode, encoded_sum
+from .rewards import draw as draw_reward
+from .rewards import encode, encoded_sum
 from .samplers import (discrete_gaussian, discrete_laplace, discrete_laplace_sum,
                        geometric_failures, polya, skellam)
 
@@ -182,7 +183,7 @@ def per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
     g, m = ipar[0], ipar[2]
     yhat = np.int64(0)
     for _ in range(n):
-        x = draw(rng, rcode, rpar)
+        x = draw_reward(rng, rcode, rpar)
         yi = (encode(rng, x, g) + user_noise(rng, mech, n, fpar)) % m
         yhat = (yhat + yi) % m
     return finish(rng, mech, yhat, n, fpar, ipar)

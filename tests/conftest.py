@@ -6,6 +6,9 @@ import pytest
 #: with probability about ALPHA per test before the seeds were fixed.
 ALPHA = 1e-3
 
+#: The SecAgg-family mechanisms of Chowdhury & Zhou (registered names).
+SECAGG_NAMES = ("dist-dp", "dist-rdp", "dist-cdp", "central", "local", "dist-dp-shuffle")
+
 
 @pytest.fixture
 def rng():

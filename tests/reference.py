@@ -6,10 +6,10 @@ the kernels except the parameter derivations of ``bandsim.algorithms``.
 """
 import numpy as np
 
-from bandsim.algorithms.batched import batch_size, confidence_radius
-from bandsim.algorithms.central import dp_se_epoch
-from bandsim.algorithms.shuffle import confidence_bound
-from bandsim.shuffle import BinarySummation
+from bandsim.algorithms.elimination import batch_size, confidence_radius
+from bandsim.algorithms.elimination import dp_se_epoch
+from bandsim.algorithms.arm_elimination import confidence_bound
+from bandsim.mechanisms.binary_summation import BinarySummation
 
 
 class Tape:
@@ -350,7 +350,7 @@ def se(rng, means, horizon, checkpoints, sigma=None):
 
 def dp_se2(rng, means, horizon, epsilon, beta, checkpoints, modified=False, reward=None):
     """Seed 001, Algorithm 10 (DP-SE 2), one pull at a time; SVT at r = 2^l."""
-    from bandsim.algorithms.sequential import dp_se2_check
+    from bandsim.algorithms.svt import dp_se2_check
 
     tape = Tape(means, horizon, checkpoints)
     reward = reward or bernoulli(means)

@@ -8,7 +8,7 @@ from scipy import stats
 
 import bandsim
 from bandsim import ConfigError
-from bandsim.algorithms import ALGORITHMS, REQUIRED
+from bandsim.registry import algorithms
 from bandsim.instances import categorical_instance, categorical_rows
 from bandsim.kernels import rewards
 from tests import reference
@@ -140,10 +140,10 @@ def test_dp_se_on_categorical_matches_per_pull_reference_in_distribution():
 REQUIRED_VALUES = {"epsilon": 1.0, "delta": 1e-6}
 
 
-@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+@pytest.mark.parametrize("name", sorted(algorithms()))
 def test_every_algorithm_accepts_a_categorical_instance(name):
-    algo = ALGORITHMS[name]
-    params = {k: REQUIRED_VALUES[k] for k, d in algo.params.items() if d is REQUIRED}
+    algo = algorithms()[name]
+    params = {p.name: REQUIRED_VALUES[p.name] for p in algo.params if p.required}
     inst = categorical_instance(VALUES, PROBS)
     res = bandsim.simulate(name, instance=inst, horizon=20_000, runs=64, seed=1, **params)
     assert np.all(res.pulls.sum(axis=1) == 20_000)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import bandsim
-from bandsim import protocols
-from bandsim.algorithms.batched import batch_size, confidence_radius
+from bandsim.mechanisms import secagg as protocols
+from bandsim.algorithms.elimination import batch_size, confidence_radius
 from bandsim.cli import main
 from tests import reference
 from tests.conftest import ALPHA

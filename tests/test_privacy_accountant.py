@@ -47,7 +47,7 @@ def test_pure_dp_at_delta_zero_is_basic_composition():
 def test_zcdp_composition_matches_the_rdp_curve_and_the_gaussian():
     """ZCDpEvent(ρ)×B through RdpAccountant = the curve Bρα through compute_epsilon;
     and (dp-accounting's test) ZCDp(1/(2σ²)) is the Gaussian mechanism's curve."""
-    from bandsim import protocols
+    from bandsim.mechanisms import secagg as protocols
 
     B, delta = 16, 1e-6
     claimed, audited = compose("dist-cdp-se", 0.5, 256, B, delta)

@@ -6,10 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from bandsim import protocols
+from bandsim.mechanisms import secagg as protocols
 from bandsim.privacy import pmf as P
-from bandsim.privacy.audit import (AUDITABLE, PROTOCOL_OF, audit, audit_laplace,
-                                   audit_mechanism, audit_shuffle)
+from bandsim.privacy.audit import audit, audit_laplace, audit_mechanism, audit_shuffle, auditable
+from bandsim.registry import algorithms
+from tests.conftest import SECAGG_NAMES
 
 SCALED = ("dist-rdp", "dist-cdp")
 
@@ -26,7 +27,7 @@ def under_noised(m, factor=100.0):
     return dataclasses.replace(m, fpar=(1.0 - beta, beta) + tuple(m.fpar[2:]))
 
 
-@pytest.mark.parametrize("name", protocols.NAMES)
+@pytest.mark.parametrize("name", SECAGG_NAMES)
 @pytest.mark.parametrize("n,eps", [(16, 1.0), (64, 0.5)])
 def test_correct_parameters_pass_and_100x_less_noise_fails(name, n, eps):
     good = audit_mechanism(mech(name, n, eps))
@@ -42,7 +43,7 @@ def test_dp_se_and_shuffle_audits_fail_when_under_noised():
     assert audit("dp-se", 0.5, 100).passed
     bad = audit_laplace(2.0 / 100, 0.5, 100)  # b = 1/ε, 100× too small
     assert not bad.passed and bad.rows[0].exact == pytest.approx(50.0)
-    from bandsim.shuffle import BinarySummation
+    from bandsim.mechanisms.binary_summation import BinarySummation
 
     m = BinarySummation(0.5, 1e-6)
     assert audit_shuffle(m, 256).passed
@@ -60,14 +61,15 @@ def test_exact_epsilon_of_dist_dp_is_the_claim_at_large_n():
 
 def test_audit_uses_the_simulators_parameters():
     """g, τ, m of the report are those of protocols.mechanism; the names match the plans."""
-    from bandsim.algorithms import ALGORITHMS
-
-    for algo, proto in PROTOCOL_OF.items():
-        r = audit(algo, 0.5, 64)
-        prm = ALGORITHMS[algo].resolve({"epsilon": 0.5}, 10**7)
+    for algo in algorithms().values():
+        proto = algo.mechanism
+        if proto not in SECAGG_NAMES:
+            continue
+        r = audit(algo.name, 0.5, 64)
+        prm = algo.resolve({"epsilon": 0.5}, 10**7)
         m = protocols.mechanism(proto, 64, 0.5, prm["p"], prm.get("scale", 1.0))
         assert (r.params["g"], r.params["tau"], r.params["m"]) == (m.g, m.tau, m.m)
-        plan = ALGORITHMS[algo].plan(prm, 2, 10_000)
+        plan = algo.plan(prm, 2, 10_000)
         assert plan.privacy["mechanism"] == proto
 
 
@@ -120,7 +122,7 @@ def test_report_serializes_and_renders():
 
 
 def test_all_auditable_algorithms_run_fast_at_n_1024():
-    for algo in AUDITABLE:
+    for algo in auditable():
         r = audit(algo, 1.0, 1024, delta=1e-6)
         assert r.passed, r.verdict()
         assert r.seconds < 20  # generous: shared, noisy machine

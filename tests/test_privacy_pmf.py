@@ -137,7 +137,7 @@ def test_renyi_of_discrete_gaussian_is_the_closed_form(s2, delta):
 
 def test_renyi_of_skellam_matches_high_precision_and_the_akl_bound():
     mpmath = pytest.importorskip("mpmath")
-    from bandsim import protocols
+    from bandsim.mechanisms import secagg as protocols
 
     mpmath.mp.dps = 60
     mu, d = 8.0, 4  # Sk(0, 16), shift 4: Δ²/σ² = 1 (ε = 1 with g = 4)
@@ -159,7 +159,7 @@ def test_renyi_of_skellam_matches_high_precision_and_the_akl_bound():
 
 
 def test_hockey_stick_matches_the_shuffle_module_and_limits():
-    from bandsim.shuffle import BinarySummation, privacy_profile
+    from bandsim.mechanisms.binary_summation import BinarySummation, privacy_profile
 
     mech = BinarySummation(0.5, 1e-3)
     _, p, q, _ = mech.output_pmfs(4096)

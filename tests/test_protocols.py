@@ -13,7 +13,8 @@ import pytest
 from scipy import stats
 
 import bandsim
-from bandsim import protocols
+from bandsim.mechanisms import secagg as protocols
+from tests.conftest import SECAGG_NAMES
 from bandsim.errors import ConfigError
 from bandsim.kernels import rewards, secagg
 from tests import reference
@@ -125,7 +126,7 @@ def test_per_user_kernel_matches_the_plain_python_reference():
         assert chi2_two_sample(zk, zr) > ALPHA, name
 
 
-@pytest.mark.parametrize("name", protocols.NAMES)
+@pytest.mark.parametrize("name", SECAGG_NAMES)
 def test_fixed_inputs_batched_equals_per_user(name):
     mech = protocols.mechanism(name, 12, 0.8, 0.1, 1.5)
     x = np.random.default_rng(0).random(12)  # real rewards: randomized rounding matters
@@ -162,7 +163,7 @@ def test_total_noise_has_the_variance_its_theorem_requires(name, n, eps, s):
         assert abs(np.mean(x**2) - exact_var) < z * se, path
 
 
-@pytest.mark.parametrize("name", protocols.NAMES)
+@pytest.mark.parametrize("name", SECAGG_NAMES)
 def test_no_wrap_around_error_inside_the_analyzer_window(name):
     # A decodes every true sum S ∈ [−τ, n g + τ] exactly, whatever S mod m is
     mech = protocols.mechanism(name, 16, 0.5, 0.1, 1.0)
@@ -195,7 +196,7 @@ def test_dist_dp_analyzer_error_is_within_tau_over_g_with_probability_1_minus_p(
 
 def test_int64_is_safe_up_to_horizon_1e10():
     n = 10**10
-    for name in protocols.NAMES:
+    for name in SECAGG_NAMES:
         for eps in (0.01, 1.0, 10.0):
             for s in (1.0, 100.0):
                 mech = protocols.mechanism(name, n, eps, 1e-10, s)

@@ -5,7 +5,7 @@ from numba import njit
 from scipy import stats
 
 import bandsim
-from bandsim.algorithms.sequential import dp_ucb_constants, tree_levels
+from bandsim.algorithms.per_step import dp_ucb_constants, tree_levels
 from bandsim.kernels.sequential import laplace, run_se_shard, run_ucb_shard, tree_insert
 from tests import reference
 from tests.conftest import ALPHA

@@ -8,13 +8,13 @@ from scipy import stats
 from scipy.optimize import curve_fit
 
 import bandsim
-from bandsim.algorithms.shuffle import confidence_bound, default_batch_size
+from bandsim.algorithms.arm_elimination import confidence_bound, default_batch_size
 from bandsim.errors import ConfigError
 from bandsim.instances import clipped_gaussian_moments
 from bandsim.runner import prepare
-from bandsim.shuffle import (BinarySummation, accuracy_tau, exact_delta, hockey_stick,
+from bandsim.mechanisms.binary_summation import (BinarySummation, accuracy_tau, exact_delta, hockey_stick,
                              privacy_profile)
-from bandsim.kernels.shuffle import noise_ones, sample_batched, sample_per_user
+from bandsim.kernels.binary_summation import noise_ones, sample_batched, sample_per_user
 from tests import reference
 from tests.conftest import ALPHA
 from tests.stats import chi2_gof, chi2_two_sample
@@ -279,7 +279,7 @@ def test_cli_runs_the_shuffle_algorithms_with_a_batch_size(capsys):
 
 def test_exact_epsilon_is_infinite_when_no_epsilon_reaches_delta():
     # a claimed δ below the mass only one neighbour can produce: no finite ε
-    from bandsim.shuffle import BinarySummation
+    from bandsim.mechanisms.binary_summation import BinarySummation
 
     mech = BinarySummation(8.0, 0.1)
     assert mech.exact_epsilon(256, delta=1e-300) == float("inf")

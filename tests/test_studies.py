@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from bandsim import ConfigError, Result
-from bandsim.figures import FIGURES
-from bandsim.reproduce import figure_jobs, reproduce
-from bandsim.sweep import load_study, sweep
+from bandsim.studies.figures import FIGURES
+from bandsim.studies.reproduce import figure_jobs, reproduce
+from bandsim.studies.sweep import load_study, sweep
 
 STUDY = """
 [study]

@@ -1,29 +1,23 @@
-"""The algorithm catalogue: canonical name → :class:`Algorithm`."""
-from ..errors import ConfigError
-from .base import REQUIRED, Algorithm, Derived, Plan
-from .batched import BATCH_SE
-from .central import DP_SE
-from .distributed import ALGORITHMS as _DISTRIBUTED
-from .sequential import DP_SE2, DP_SE2_MODIFIED, DP_UCB, SE, UCB1
-from .shuffle import SDP_AE, VB_SDP_AE
+"""The built-in algorithms, by engine family; each declared once and registered.
 
-ALGORITHMS = {a.name: a for a in (UCB1, SE, BATCH_SE, DP_UCB, DP_SE, DP_SE2, DP_SE2_MODIFIED,
-                                  SDP_AE, VB_SDP_AE, *_DISTRIBUTED)}
+- :mod:`~bandsim.algorithms.elimination` — batched elimination engine:
+  ``batch-se``, ``dp-se`` and Algorithm 1 of Chowdhury & Zhou over every
+  SecAgg-family mechanism;
+- :mod:`~bandsim.algorithms.arm_elimination` — the same engine with
+  cumulative estimates: ``sdp-ae``, ``vb-sdp-ae`` (shuffle model);
+- :mod:`~bandsim.algorithms.per_step` — per-step engines: ``ucb1``, ``se``,
+  ``dp-ucb``;
+- :mod:`~bandsim.algorithms.svt` — the SVT engine: ``dp-se2``,
+  ``dp-se2-modified``.
 
+Look algorithms up through :mod:`bandsim.registry`.
+"""
+from ..registry import register
+from . import arm_elimination, elimination, per_step, svt
+from .base import Plan
 
-def get(name):
-    """The catalogue entry for ``name``.
+register(*per_step.ALGORITHMS[:2], elimination.ALGORITHMS[0], per_step.ALGORITHMS[2],
+         elimination.ALGORITHMS[1], *svt.ALGORITHMS, arm_elimination.SDP_AE,
+         arm_elimination.VB_SDP_AE, *elimination.ALGORITHMS[2:])
 
-    Raises
-    ------
-    ConfigError
-        If ``name`` is not a known algorithm.
-    """
-    try:
-        return ALGORITHMS[name]
-    except KeyError:
-        raise ConfigError("algorithm", name,
-                          f"must be one of {', '.join(ALGORITHMS)}") from None
-
-
-__all__ = ["ALGORITHMS", "Algorithm", "Derived", "Plan", "REQUIRED", "get"]
+__all__ = ["Plan"]

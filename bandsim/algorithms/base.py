@@ -1,43 +1,17 @@
-"""What an algorithm is to bandsim: a name, its parameters, and a plan for an engine.
+"""What every elimination algorithm shares: the engine plan and its tables.
 
-An :class:`Algorithm` turns a resolved configuration into a :class:`Plan`: the
-tables one kernel engine needs (batch sizes, widths, mechanism parameters per
-stage and number of active arms). All constants are derived here, in plain
-Python, with the seed's equation cited where they are defined.
+A plan turns a resolved configuration into the tables one kernel engine
+needs (batch sizes, widths, mechanism parameters per stage and number of
+active arms). All constants are derived in plain Python, with the paper's
+equation cited where they are defined; the mechanism parameters of every
+batch come from the mechanism's own declaration (:mod:`bandsim.mechanisms`),
+the same derivation the privacy audit certifies.
 """
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
-from ..errors import ConfigError, check_int, check_range
-
-REQUIRED = object()
-
-
-def one_over_horizon(horizon):
-    """Default confidence β = 1/T (seed 001, Chapter 6)."""
-    return 1.0 / horizon
-
-
-#: Parameters of the thesis' central-DP algorithms: ε required, β = 1/T.
-CENTRAL_DP_PARAMS = {"epsilon": REQUIRED, "beta": one_over_horizon}
-
-
-@dataclass(frozen=True)
-class Derived:
-    """A parameter default computed from the other resolved parameters.
-
-    Attributes
-    ----------
-    fn : callable (params: dict, horizon: int) -> value
-        Receives the parameters resolved so far (every non-derived one).
-    label : str
-        How ``bandsim list`` shows the default, e.g. ``⌈σ²⌉``.
-    """
-
-    fn: Callable
-    label: str
+from ..errors import ConfigError
 
 
 @dataclass
@@ -54,11 +28,11 @@ class Plan:
     width : float64 (S, K + 1)
         Elimination threshold on differences of estimated means.
     mech : int
-        Mechanism code of :mod:`kernels.protocols`.
+        Mechanism code (:mod:`bandsim.kernels.codes`).
     fpar : float64 (S, K + 1, F); ipar : int64 (S, K + 1, I)
         Mechanism parameters.
     order : int
-        Pull order code of :mod:`kernels.regret`.
+        Pull order code (:mod:`bandsim.kernels.codes`).
     cumulative : bool
         Pool estimates over all batches.
     stages : list of dict
@@ -67,8 +41,11 @@ class Plan:
         Extra entries for the result's configuration (e.g. the mechanism's
         exact privacy), merged into ``config`` by the runner.
     privacy : dict, optional
-        The privacy guarantee in the seed's terms; the runner copies it into
+        The privacy guarantee in the paper's terms; the runner copies it into
         ``config["privacy"]``.
+    mechanism : str
+        Registered name of the mechanism (selects the compiled engine: a
+        plug-in mechanism's engine is rebound to its own kernels).
     """
 
     batch: np.ndarray
@@ -81,102 +58,17 @@ class Plan:
     stages: list = field(default_factory=list)
     notes: dict = field(default_factory=dict)
     privacy: dict = None
+    mechanism: str = "none"
 
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
         """Simulate one shard of runs into the output rows (see the engine)."""
-        from bandsim.kernels.elimination import run_shard
+        from ..engines import elimination_engine
 
+        run_shard = elimination_engine(self.mechanism)
         run_shard(rng, gaps, rcode, rpar, horizon, self.batch, self.width, self.mech,
                   self.fpar, self.ipar, self.order, self.cumulative, checkpoints,
                   out_regret, out_pulls, out_elim)
-
-
-@dataclass(frozen=True)
-class Algorithm:
-    """An entry of the algorithm catalogue (DESIGN.md).
-
-    Attributes
-    ----------
-    name : str
-        Canonical name, e.g. ``dp-se``.
-    summary : str
-        One line for ``bandsim list``.
-    trust : str
-        Trust model and guarantee, e.g. ``central ε-DP``.
-    reference : str
-        Seed file and algorithm/theorem.
-    params : dict
-        Parameter name → default (``REQUIRED`` if it has none). Defaults may
-        be callables of the horizon T (e.g. β = 1/T).
-    plan : callable (params: dict, arms: int, horizon: int) -> Plan
-    binary_rewards : bool
-        The algorithm needs binary rewards: [0, 1]-valued rewards are
-        binarized (each reward x replaced by a Bernoulli(x) bit), and the
-        runner records it in the result's configuration.
-    """
-
-    name: str
-    summary: str
-    trust: str
-    reference: str
-    params: dict
-    plan: Callable
-    binary_rewards: bool = False
-
-    def resolve(self, given, horizon):
-        """Validated parameter values: ``given`` completed with the defaults.
-
-        Raises
-        ------
-        ConfigError
-            A required parameter is missing, an unknown one is given, or a
-            value is out of its range.
-        """
-        unknown = sorted(set(given) - set(self.params))
-        if unknown:
-            takes = ", ".join(self.params) or "no parameters"
-            raise ConfigError(unknown[0], given[unknown[0]],
-                              f"{self.name} does not take it (it takes: {takes})")
-        out = {}
-        for name, default in self.params.items():
-            value = given.get(name)
-            if value is None and isinstance(default, Derived):
-                continue  # second pass, once the others are known
-            if value is None:
-                if default is REQUIRED:
-                    raise ConfigError(name, None, f"{self.name} requires it")
-                value = default(horizon) if callable(default) else default
-            out[name] = validate_param(name, value)
-        derived = {name: validate_param(name, d.fn(dict(out), horizon))
-                   for name, d in self.params.items() if name not in out}
-        return {name: out.get(name, derived.get(name)) for name in self.params}
-
-
-#: Allowed ranges of the algorithm parameters.
-PARAM_RANGES = {
-    "epsilon": (0.0, None, "privacy level ε per batch/epoch"),
-    "delta": (0.0, 1.0, "δ of (ε, δ)-DP"),
-    "beta": (0.0, 1.0, "confidence β (failure probability)"),
-    "p": (0.0, 1.0, "confidence p (failure probability)"),
-    "growth": (1.0, None, "batch growth factor η of l(b) = η^b"),
-    "batch_size": (1, None, "fixed batch size m (users per arm per phase)"),
-    "scale": (1.0, None, "scaling factor s ≥ 1 of the precision g = ⌈sε√n⌉"),
-}
-
-#: Parameters that take integer values (bounds in PARAM_RANGES are inclusive).
-INT_PARAMS = {"batch_size"}
-
-
-def validate_param(name, value):
-    """Validate one algorithm parameter against :data:`PARAM_RANGES`."""
-    if name == "scale":
-        return check_range("scale", value, 1.0, None, lo_open=False)
-    if name in INT_PARAMS:
-        lo, hi, _ = PARAM_RANGES[name]
-        return check_int(name, value, lo, hi)
-    lo, hi, _ = PARAM_RANGES.get(name, (None, None, ""))
-    return check_range(name, value, lo, hi)
 
 
 def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by_k=True):
@@ -233,3 +125,36 @@ def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by
             ipar[s, k, :len(ip)] = ip
     stages = [dict(stage=s + 1, **row[-1][4]) for s, row in enumerate(rows)]
     return batch, width, fpar, ipar, stages
+
+
+def mechanism_tables(mech, params, arms, horizon, stage_fn, n_fpar=4, n_ipar=3, **kw):
+    """:func:`build_tables` for a schedule whose batches go through a registered mechanism.
+
+    Parameters
+    ----------
+    mech : bandsim.Mechanism
+        The mechanism's declaration; its derivation gives each batch's
+        kernel parameters (memoized per batch size n).
+    params : dict
+        The algorithm's resolved parameters (the mechanism reads those it takes).
+    stage_fn : callable (s, k, batch_of) -> (n, width, info)
+        ``batch_of(n)`` returns the mechanism's batch for n users.
+
+    Returns
+    -------
+    batch, width, fpar, ipar, stages, batches
+        As :func:`build_tables`, plus the dict n → mechanism batch.
+    """
+    batches = {}
+
+    def batch_of(n):
+        if n not in batches:
+            batches[n] = mech.derive(n, params)
+        return batches[n]
+
+    def stage(s, k):
+        n, w, info = stage_fn(s, k, batch_of)
+        b = batch_of(n)
+        return n, w, b.fpar, b.ipar, info
+
+    return (*build_tables(arms, horizon, stage, n_fpar=n_fpar, n_ipar=n_ipar, **kw), batches)

@@ -45,7 +45,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..errors import ConfigError, check_int, check_range
-from . import audit_impl as A
+from . import audit as A
 from . import pmf as P
 
 #: Rényi orders used by the RDP conversions (those the audit computes).
@@ -138,43 +138,27 @@ class _Batch:
 
     def __init__(self, algorithm, epsilon, batch_size, delta=None, scale=None, p=None,
                  horizon=10**7):
-        from ..algorithms import ALGORITHMS
+        from ..registry import get_algorithm, get_mechanism
 
-        if algorithm not in A.AUDITABLE:
-            raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(A.AUDITABLE)}")
-        self.algorithm = algorithm
+        algo = get_algorithm(algorithm)
+        if algo.name not in A.auditable():
+            raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(A.auditable())}")
+        self.algorithm = algo.name
         self.n = check_int("batch_size", batch_size, 1)
-        algo = ALGORITHMS[algorithm]
-        given = {"epsilon": epsilon}
-        for k, v in (("delta", delta), ("scale", scale), ("p", p)):
-            if v is not None and k in algo.params:
-                given[k] = v
-        if algorithm in A.SHUFFLE_ALGORITHMS and delta is None:
+        self.spec = spec = get_mechanism(algo.mechanism)
+        if "delta" in spec.takes and delta is None:
             raise ConfigError("delta", None, f"{algorithm} requires the per-batch δ")
-        self.prm = algo.resolve(given, horizon)
+        given = {"epsilon": epsilon, "delta": delta, "scale": scale, "p": p}
+        self.prm = algo.resolve({k: v for k, v in given.items() if algo.param(k)}, horizon)
         self.horizon = horizon
-        self.kind = ("laplace" if algorithm == "dp-se" else
-                     "shuffle" if algorithm in A.SHUFFLE_ALGORITHMS else
-                     {"dist-rdp": "rdp", "dist-cdp": "zcdp"}.get(A.PROTOCOL_OF[algorithm], "pure"))
-        if self.kind == "laplace":
-            plan = algo.plan(self.prm, 2, horizon)
-            self.b = float(plan.fpar[0, 2, 0])
-        elif self.kind == "shuffle":
-            from ..shuffle import BinarySummation
-
-            self.mech = BinarySummation(self.prm["epsilon"], self.prm["delta"])
-        else:
-            from .. import protocols
-
-            self.mech = protocols.mechanism(A.PROTOCOL_OF[algorithm], self.n, self.prm["epsilon"],
-                                            self.prm["p"], self.prm.get("scale", 1.0))
+        self.kind = spec.kind
+        self.batch = spec.derive(self.n, self.prm)
+        self.mech = self.batch.extra["mech"] if self.kind == "approx" else self.batch
+        self.b = self.batch.fpar[0] if self.kind == "laplace" else None
+        self.relax_q = self.batch.extra.get("relax_q")
 
     def audit(self):
-        if self.kind == "laplace":
-            return A.audit_laplace(self.b, self.prm["epsilon"], self.n)
-        if self.kind == "shuffle":
-            return A.audit_shuffle(self.mech, self.n, self.algorithm)
-        return A.audit_mechanism(self.mech, self.algorithm)
+        return self.spec.audit(self.batch, self.algorithm)
 
     def compose(self, returning, delta, exact=True):
         """List of :class:`Composition` for B = ``returning`` batches at total δ."""
@@ -185,7 +169,7 @@ class _Batch:
         eps = self.prm["epsilon"]
         out = []
         if self.kind in ("laplace", "pure"):
-            shuffle = self.algorithm == "dist-dp-se-shuffle"
+            shuffle = self.relax_q is not None
             e_batch = eps
             out.append(Composition("basic composition (B ε)", B * e_batch, 0.0))
             acc = dp_accounting.pld.PLDAccountant(value_discretization_interval=PLD_INTERVAL)
@@ -205,19 +189,16 @@ class _Batch:
                 e_adv, _ = advanced_composition(e_batch, 0.0, B, delta)
                 out.append(Composition("advanced composition (Theorem 7)", e_adv, delta))
             if exact and self.kind == "pure":
-                view = P.fold(A._noise_law(self.mech.code, self.n, self.mech.fpar), self.mech.m)
+                view = P.fold(self.spec.noise_law(self.mech), self.mech.m)
                 if shuffle:
-                    view = A._relaxed(view, self.mech.fpar[2])
+                    view = A._relaxed(view, self.relax_q)
                 e_ex = _pld_epsilon_from_views(view, view.shift(self.mech.g), B, delta) + extra
                 out.append(Composition("PLD of the audited view (d = g)", e_ex, delta, "exact",
                                        note))
             return out
         if self.kind == "rdp":
-            from .. import protocols
-
-            s = self.prm.get("scale", 1.0)
-            curve = [protocols.skellam_rdp(a, eps, s) for a in ORDERS]
-            out.append(Composition("RDP ε̂(α) of Theorem 2 × B → (ε, δ)",
+            curve = [self.spec.claim(self.mech, a)[0] for a in ORDERS]
+            out.append(Composition(f"claimed RDP ε̂(α) ({self.spec.source}) × B → (ε, δ)",
                                    _rdp_epsilon(curve, B, delta), delta))
             if exact:
                 rep = self.audit()
@@ -330,7 +311,7 @@ def _bisect(total, target, lo=1e-4, hi=None, rtol=1e-5):
 def _noise(batch):
     if batch.kind == "laplace":
         return dict(noise=f"Lap({batch.b:.6g})", noise_variance=2 * batch.b**2)
-    if batch.kind == "shuffle":
+    if batch.kind == "approx":
         trials, prob = batch.mech.noise_law(batch.n)
         return dict(noise=f"Binomial({trials:,}, {prob:.6g})",
                     noise_variance=batch.mech.error_variance(batch.n), tau=batch.mech.tau)
@@ -356,7 +337,7 @@ def calibrate(algorithm, returning, target_epsilon, target_delta, batch_size, *,
     B = check_int("returning", returning, 1)
     target_epsilon = check_range("target_epsilon", target_epsilon, 0.0, None)
     target_delta = check_range("target_delta", target_delta, 0.0, 1.0, lo_open=False)
-    shuffle = algorithm in A.SHUFFLE_ALGORITHMS
+    shuffle = _Batch(algorithm, 1.0, 1, 0.5, horizon=horizon).kind == "approx"
     d_batch = target_delta / (2 * B) if shuffle else None
     if shuffle and target_delta == 0:
         raise ConfigError("target_delta", target_delta, f"{algorithm} needs δ > 0")

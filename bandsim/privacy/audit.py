@@ -3,7 +3,7 @@
 The seeds prove privacy with bounds; an implementation can still get a
 parameter wrong (an inverted scale, a τ from the wrong p) and add far less
 noise than the proof needs. An audit takes the *simulator's own* parameters
-of one batch — from :func:`bandsim.protocols.mechanism`, the Algorithm 3
+of one batch — from :func:`bandsim.mechanisms.batch`, the Algorithm 3
 object :class:`bandsim.shuffle.BinarySummation`, or DP-SE's engine plan — and
 computes the privacy of the analyzer's view exactly from its output pmfs
 (:mod:`bandsim.privacy.pmf`), then puts it next to the claim.
@@ -71,11 +71,6 @@ SCAN_BUDGET = 50_000_000
 #: Largest modulus folded exactly; beyond, H = Σ x̂ + Σ η is audited on ℤ (a window).
 FOLD_MAX = 1 << 22
 
-#: Algorithm name → protocol name of :mod:`bandsim.protocols`.
-PROTOCOL_OF = {"dist-dp-se": "dist-dp", "dist-rdp-se": "dist-rdp", "dist-cdp-se": "dist-cdp",
-               "cdp-se": "central", "ldp-se": "local", "dist-dp-se-shuffle": "dist-dp-shuffle"}
-SHUFFLE_ALGORITHMS = ("sdp-ae", "vb-sdp-ae")
-AUDITABLE = ("dp-se",) + tuple(PROTOCOL_OF) + SHUFFLE_ALGORITHMS
 
 
 @dataclass
@@ -302,36 +297,27 @@ def audit_points(mech, fold_max=FOLD_MAX):
     The fold needs ≥ 2m points; beyond ``fold_max`` the window of
     :func:`_window_view` is used.
     """
-    from bandsim.kernels import secagg
-
     g, _, m = (int(v) for v in mech.ipar)
     if m <= fold_max:
         return 2 * m
-    if mech.code in (secagg.DIST_RDP, secagg.DIST_CDP):
+    if _spec(mech).kind in ("rdp", "zcdp"):
         return 2 * int(64 * g + 40 * math.sqrt(mech.noise_variance)) + 129
     return 8 * g + 129
 
 
-def _noise_law(code, n, fpar):
-    """The total noise law of a SecAgg mechanism from the kernel's parameters."""
-    from bandsim.kernels import secagg
+def _spec(mech):
+    from ..registry import get_mechanism
 
-    if code in (secagg.DIST_DP, secagg.CENTRAL, secagg.DIST_DP_SHUFFLE, secagg.LOCAL):
-        return P.DiscreteLaplace(fpar[1])  # LOCAL: one user's noise
-    if code == secagg.DIST_RDP:
-        return P.Skellam(fpar[0])
-    if code == secagg.DIST_CDP:
-        return P.DiscreteGaussianSum(n, fpar[0] / n)
-    raise ConfigError("mechanism", code, "has no audit")
+    return get_mechanism(mech.name)
 
 
 def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
-    """Audit one batch of a SecAgg-family protocol (a :class:`bandsim.protocols.Mechanism`).
+    """Audit one batch of a SecAgg-family protocol (a :class:`bandsim.mechanisms.secagg.Batch`).
 
     Parameters
     ----------
     mech : bandsim.protocols.Mechanism
-        As :func:`bandsim.protocols.mechanism` returns it (or a hand-altered
+        As :func:`bandsim.mechanisms.batch` returns it (or a hand-altered
         copy, e.g. with less noise, to see the audit fail).
     algorithm : str, optional
         Name for the report (default: the protocol name).
@@ -343,76 +329,71 @@ def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
     -------
     AuditReport
     """
-    from bandsim.kernels import secagg
-
-    from .. import protocols
-
     t0 = time.perf_counter()
+    spec = _spec(mech)
+    if spec.noise_law is None:
+        raise ConfigError("mechanism", mech.name, "declares no exact noise law to audit")
     g, tau, m = (int(v) for v in mech.ipar)
     n, eps = mech.n, mech.epsilon
-    law = _noise_law(mech.code, n, mech.fpar)
+    law = spec.noise_law(mech)
     params = dict(n=n, epsilon=eps, p=mech.p, g=g, tau=tau, m=m, noise=mech.noise)
     if mech.scale != 1.0:
         params["scale"] = mech.scale
     name = algorithm or mech.name
     notes = []
-    code = mech.code
+    kind = spec.kind
+    relax_q = mech.extra.get("relax_q")
     folded = m <= fold_max
     if folded:
         view = P.fold(law, m)
     else:
-        view = _window_view(law, g, code in (secagg.DIST_RDP, secagg.DIST_CDP))
+        view = _window_view(law, g, kind in ("rdp", "zcdp"))
         notes.append(f"m = {m:,} is too large to fold: audited H = Σx̂ + Ση on ℤ (the "
                      f"theorems' object) on the window |k| ≤ {view.hi:,} (mass outside ≤ "
                      f"{view.dropped:.1g}); the view ŷ = H mod m is a function of H, so it is "
                      "at least as private")
-    if code in (secagg.DIST_DP, secagg.CENTRAL, secagg.LOCAL, secagg.DIST_DP_SHUFFLE):
-        if code == secagg.DIST_DP_SHUFFLE and folded:
-            view = _relaxed(view, mech.fpar[2])
+    if kind == "pure":
+        if relax_q is not None and folded:
+            view = _relaxed(view, relax_q)
         exact, d, scanned = _pure_epsilon(view, g)
         err = _log_error(view)
-        who = "one user's message y_i" if code == secagg.LOCAL else "ŷ"
-        v = (f"view: {who} = (x̂ + noise) mod m = {m:,}, noise Lap_ℤ(g/ε) with β = "
-             f"{mech.fpar[1]:.6g}; neighbours: x̂ moved by d ∈ 1…{g} "
+        v = (f"view: {spec.view} = (x̂ + noise) mod m = {m:,}, noise {mech.noise}; "
+             f"neighbours: x̂ moved by d ∈ 1…{g} "
              f"({scanned} shift(s) scanned, worst d = {d})")
-        if code == secagg.DIST_DP_SHUFFLE:
+        if relax_q is not None:
             priv = mech.privacy
             eps_sa, eps_rel = priv["epsilon_secagg"], priv["epsilon_relaxation"]
             rows = [Row("ε' of the modular sum (max log-ratio)", eps_sa, exact, err,
                         short="ε'"),
                     Row("ε = 2ε̂ + ε' (ε̂ from the relaxation, not simulated)",
                         priv["epsilon"], 2 * eps_rel + exact, err, short="ε = 2ε̂ + ε'")]
-            v += f"; S is q̂-relaxed: uniform on ℤ_m w.p. q̂ = {mech.fpar[2]:.3g}"
+            v += f"; S is q̂-relaxed: uniform on ℤ_m w.p. q̂ = {relax_q:.3g}"
             notes.append("the relaxed SecAgg's ε̂-security (Cheu–Yan shuffle) is taken from "
-                         "seed 003 Theorem 3, not audited: the simulator does not model the "
-                         "shuffled bit vectors")
+                         "Chowdhury & Zhou's Theorem 3, not audited: the simulator does not "
+                         "model the shuffled bit vectors")
             guarantee = f"ε-DP via shuffling ({mech.theorem})"
             headline = 1
         else:
             rows = [Row("ε (max log-ratio)", mech.privacy["epsilon"], exact, err, short="ε")]
-            where = {secagg.LOCAL: "local", secagg.CENTRAL: "central"}.get(code, "distributed")
-            guarantee = f"ε-DP, {where} ({mech.theorem})"
+            guarantee = f"{spec.trust} ({mech.theorem})"
             headline = 0
         return AuditReport(name, guarantee, v, params, rows, headline, notes,
                            time.perf_counter() - t0)
     d = g
     div = _renyi_both(view, d)
     err = _log_error(view)
-    if code == secagg.DIST_RDP:
-        s = mech.scale
+    if kind == "rdp":
         rows = []
         for a, x in zip(ALPHAS, div):
-            claim = protocols.skellam_rdp(a, eps, s)
-            lemma3 = protocols.skellam_rdp(a, eps, s, g=g)
-            rows.append(Row(f"ε(α), α = {a}", claim, float(x), err,
-                            also=f"Lemma 3 per batch: {lemma3:.6g}", shown=a in ALPHAS_SHOWN,
-                            short=f"ε(α={a})"))
+            claim, also = spec.claim(mech, a)
+            rows.append(Row(f"ε(α), α = {a}", claim, float(x), err, also=also,
+                            shown=a in ALPHAS_SHOWN, short=f"ε(α={a})"))
         guarantee = f"(α, ε̂(α))-RDP for α = 2, 3, … ({mech.theorem})"
-        v = (f"view: ŷ = (x̂ + N) mod m = {m:,}, N ~ Sk(0, {2 * mech.fpar[0]:.6g}) "
-             f"= Sk(0, g²/ε²); neighbours: x̂ moved by d = g = {g}; "
-             f"claimed ε̂(α) = αε²/2 + min{{(2α−1)ε²/(4s²) + 3ε/(2s³), 3ε²/(2s)}}")
+        v = (f"view: ŷ = (x̂ + N) mod m = {m:,}, N ~ {mech.noise}; neighbours: x̂ moved by "
+             f"d = g = {g}; claimed ε̂(α): {mech.privacy.get('formula', spec.source)}")
         return AuditReport(name, guarantee, v, params, rows, 0, notes, time.perf_counter() - t0)
-    # dist-cdp
+    if kind != "zcdp":
+        raise ConfigError("mechanism", mech.name, f"privacy kind {kind!r} has no SecAgg audit")
     rho = mech.privacy["rho"]
     ratios = div / np.array(ALPHAS, dtype=float)
     lb = not view.exact
@@ -458,7 +439,8 @@ def audit_laplace(scale, epsilon, n, sensitivity=1.0, algorithm="dp-se"):
     rows = [Row("ε (max log-density ratio)", float(epsilon), exact, 1e-12, short="ε")]
     view = (f"view: Σ r + Lap(b), b = {scale:.6g}, rewards in [0, 1] (sensitivity 1); "
             f"the ratio is constant (= ε) on a half-line, so the grid maximum is exact")
-    return AuditReport(algorithm, "ε-DP, central (seed 001 Algorithm 9, Theorem 5.1.1)", view,
+    return AuditReport(algorithm, "ε-DP, central (Sajed & Sheffet 2019, Algorithm 9, "
+                       "Theorem 5.1.1)", view,
                        dict(n=int(n), epsilon=float(epsilon), noise=f"Lap({scale:.6g})"), rows,
                        0, [], time.perf_counter() - t0)
 
@@ -496,8 +478,8 @@ def audit_shuffle(mech, n, algorithm="sdp-ae"):
             "divergence, the larger of both directions")
     notes = []
     if eps >= 1:
-        notes.append("Theorem A.1 of seed 000 is stated for ε < 1")
-    return AuditReport(algorithm, "(ε, δ)-DP, shuffle (seed 000 Theorem A.1)", view,
+        notes.append("Theorem A.1 of Tenenbaum et al. (2021) is stated for ε < 1")
+    return AuditReport(algorithm, "(ε, δ)-DP, shuffle (Tenenbaum et al. 2021, Theorem A.1)", view,
                        dict(n=int(n), epsilon=eps, delta=delta, tau=mech.tau,
                             noise=f"Binomial({trials:,}, {prob:.6g})"),
                        rows, 0, notes, time.perf_counter() - t0)
@@ -509,21 +491,18 @@ def audit(algorithm, epsilon, batch_size, delta=None, scale=None, p=None, horizo
     Parameters
     ----------
     algorithm : str
-        One of :data:`AUDITABLE`.
+        A registered algorithm whose mechanism has an exact audit
+        (:func:`auditable`; plug-ins included).
     epsilon : float
         The algorithm's ε (per batch / epoch).
     batch_size : int
         n, users in the batch (any n ≥ 1, not only the schedule's l(b)).
-    delta : float, optional
-        δ (shuffle algorithms: required).
-    scale : float, optional
-        Scaling factor s (``dist-rdp-se``, ``dist-cdp-se``; default: the
-        algorithm's default).
-    p : float, optional
-        Confidence p of τ (default: the algorithm's default at ``horizon``).
+    delta, scale, p : float, optional
+        The algorithm's δ, scaling factor s and confidence p when it takes
+        them (default: the algorithm's defaults at ``horizon``); ignored
+        otherwise.
     horizon : int
-        T, used only for defaults that depend on it (p = 1/(2T) of
-        ``dist-dp-se-shuffle``, β = 1/T of ``dp-se``).
+        T, used only for defaults that depend on it (p = 1/(2T), β = 1/T).
 
     Returns
     -------
@@ -532,36 +511,27 @@ def audit(algorithm, epsilon, batch_size, delta=None, scale=None, p=None, horizo
     Raises
     ------
     ConfigError
-        Unknown algorithm, missing or out-of-range parameters.
+        Unknown or non-auditable algorithm, missing or out-of-range parameters.
     """
-    from ..algorithms import ALGORITHMS
     from ..errors import check_int
+    from ..registry import get_algorithm, get_mechanism
 
-    if algorithm not in AUDITABLE:
-        raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(AUDITABLE)}")
+    algo = get_algorithm(algorithm)
+    if algo.name not in auditable():
+        raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(auditable())}")
     n = check_int("batch_size", batch_size, 1)
-    algo = ALGORITHMS[algorithm]
-    given = {"epsilon": epsilon}
-    for k, v in (("delta", delta), ("scale", scale), ("p", p)):
-        if v is not None and k in algo.params:  # others do not apply to this algorithm
-            given[k] = v
-    if algorithm in SHUFFLE_ALGORITHMS:
-        from ..shuffle import BinarySummation
-
-        if delta is None:
-            raise ConfigError("delta", None, f"{algorithm} requires it")
-        prm = algo.resolve({"epsilon": epsilon, "delta": delta}, horizon)
-        return audit_shuffle(BinarySummation(prm["epsilon"], prm["delta"]), n, algorithm)
-    prm = algo.resolve(given, horizon)
-    if algorithm == "dp-se":
-        plan = algo.plan(prm, 2, horizon)
-        return audit_laplace(float(plan.fpar[0, 2, 0]), prm["epsilon"], n)
-    from .. import protocols
-
-    mech = protocols.mechanism(PROTOCOL_OF[algorithm], n, prm["epsilon"], prm["p"],
-                               prm.get("scale", 1.0))
-    return audit_mechanism(mech, algorithm)
+    given = {"epsilon": epsilon, "delta": delta, "scale": scale, "p": p}
+    prm = algo.resolve({k: v for k, v in given.items() if algo.param(k)}, horizon)
+    spec = get_mechanism(algo.mechanism)
+    return spec.audit(spec.derive(n, prm), algo.name)
 
 
-__all__ = ["ALPHAS", "AUDITABLE", "AuditReport", "PROTOCOL_OF", "Row", "audit", "audit_laplace",
-           "audit_mechanism", "audit_shuffle"]
+def auditable():
+    """Registered algorithms whose mechanism has an exact audit (names)."""
+    from ..registry import auditable as names
+
+    return names()
+
+
+__all__ = ["ALPHAS", "AuditReport", "Row", "audit", "audit_laplace", "audit_mechanism",
+           "audit_shuffle", "auditable"]

@@ -24,18 +24,18 @@ import math
 
 import numpy as np
 
-from . import audit_impl as A
+from . import audit as A
 
 #: Most points an audit may evaluate at simulation time: (pure DP, Rényi) (≲ 1 s).
 CHEAP_POINTS = (1 << 23, 1 << 17)
 
 
-def _command(algorithm, params, n, horizon):
-    parts = [f"bandsim audit {algorithm}", f"--epsilon {params['epsilon']:g}",
+def _command(algo, params, n, horizon):
+    parts = [f"bandsim audit {algo.name}", f"--epsilon {params['epsilon']:g}",
              f"--batch-size {n}"]
-    for k in ("delta", "scale", "p"):
-        if k in params:
-            parts.append(f"--{k} {params[k]:g}")
+    for p in algo.params:
+        if p.name in ("delta", "scale", "p") and isinstance(params.get(p.name), float):
+            parts.append(f"{p.flag} {params[p.name]:g}")
     parts.append(f"--horizon {horizon}")
     return " ".join(parts)
 
@@ -46,26 +46,21 @@ def _largest_batch(plan):
     return int(batch[s, k + 2]), int(s), int(k + 2)
 
 
-def _claimed(algo, params, plan):
-    claim = dict(plan.privacy) if getattr(plan, "privacy", None) else {}
-    mech = (getattr(plan, "notes", None) or {}).get("mechanism")
-    if not claim and algo.name in A.SHUFFLE_ALGORITHMS and mech:
-        claim = dict(guarantee="(ε, δ)-DP per batch, shuffle model",
-                     epsilon=mech["epsilon"], delta=mech["delta"],
-                     theorem="seed 000 Theorem A.1",
-                     exact_delta_max=mech.get("exact_delta_max"))
-    if not claim and algo.name == "dp-se":
-        claim = dict(guarantee="ε-DP per epoch, central", epsilon=params["epsilon"],
-                     theorem="seed 001 Theorem 5.1.1")
-    if not claim and "epsilon" in params:
-        claim = dict(guarantee=algo.trust, epsilon=params["epsilon"], theorem=algo.reference)
-        if algo.name not in A.AUDITABLE:
-            claim["audit"] = dict(skipped="no exact audit for this mechanism (bandsim audit "
-                                          f"covers {', '.join(A.AUDITABLE)})")
-    if not claim:
+def _claimed(algo, spec, params, plan):
+    """The claimed guarantee: the plan's own statement, else the mechanism's batch claim."""
+    if spec is None or spec.kind == "none":
         return dict(guarantee="none")
+    claim = dict(plan.privacy) if getattr(plan, "privacy", None) else {}
+    if not claim:
+        claim = dict(spec.derive(1, params).privacy)
+        mech_notes = (getattr(plan, "notes", None) or {}).get("mechanism") or {}
+        if "exact_delta_max" in mech_notes:
+            claim["exact_delta_max"] = mech_notes["exact_delta_max"]
     claim.setdefault("per_user", "each user contributes to one batch (parallel composition); "
                      "for users returning in B batches see `bandsim audit --returning B`")
+    if spec.audit is None:
+        claim["audit"] = dict(skipped="no exact audit for this mechanism (bandsim audit "
+                                      f"covers {', '.join(A.auditable())})")
     return claim
 
 
@@ -73,16 +68,26 @@ def _json_safe(x):
     return x if isinstance(x, str) or math.isfinite(x) else str(x)
 
 
-def result_privacy(algo, params, plan, horizon):
+def _matches_plan(batch, plan, s, k):
+    """The audited batch's kernel parameters are the ones in the engine's tables."""
+    fpar = np.asarray(plan.fpar[s, k])[:len(batch.fpar)]
+    ipar = np.asarray(plan.ipar[s, k])[:len(batch.ipar)]
+    return bool(np.array_equal(fpar, np.asarray(batch.fpar, dtype=float))
+                and np.array_equal(ipar, np.asarray(batch.ipar, dtype=np.int64)))
+
+
+def result_privacy(algo, params, plan, horizon, audit=True):
     """``config["privacy"]`` of a simulation: the claim and the audit of its largest batch.
 
     Parameters
     ----------
-    algo : bandsim.algorithms.Algorithm
+    algo : bandsim.Algorithm
     params : dict
         Resolved parameters.
     plan : Plan
     horizon : int
+    audit : bool
+        Run the exact audit when it is cheap (else only the command is recorded).
 
     Returns
     -------
@@ -91,49 +96,45 @@ def result_privacy(algo, params, plan, horizon):
         (module docstring), or just ``{"guarantee": "none"}`` for
         non-private algorithms.
     """
-    claim = _claimed(algo, params, plan)
-    if algo.name not in A.AUDITABLE:
+    from ..registry import get_mechanism
+
+    spec = get_mechanism(algo.mechanism) if algo.mechanism else None
+    claim = _claimed(algo, spec, params, plan)
+    if spec is None or spec.audit is None:
         return claim
     try:
         n, s, k = _largest_batch(plan)
     except (AttributeError, ValueError):
         return claim
-    cmd = _command(algo.name, params, n, horizon)
-    info = dict(batch_size=n, command=cmd)
-    if algo.name in A.PROTOCOL_OF:
-        from .. import protocols
-
-        mech = protocols.mechanism(A.PROTOCOL_OF[algo.name], n, params["epsilon"], params["p"],
-                                   params.get("scale", 1.0))
-        fpar = np.asarray(plan.fpar[s, k])[:len(mech.fpar)]
-        info["matches_plan"] = bool(tuple(int(v) for v in plan.ipar[s, k][:3]) == mech.ipar
-                                    and np.array_equal(fpar, np.asarray(mech.fpar)))
-        renyi = A.PROTOCOL_OF[algo.name] in ("dist-rdp", "dist-cdp")
-        limit = CHEAP_POINTS[1] if renyi else CHEAP_POINTS[0]
-        fold_max = min(A.FOLD_MAX, limit // 2)  # else H's window, if that is cheaper
-        points = A.audit_points(mech, fold_max)
-        if points > limit:
-            info["skipped"] = (f"the audit evaluates {points:,} points (m = {mech.m:,}) > "
-                               f"{limit:,}: not cheap at simulation time; run the command")
-            claim["audit"] = info
-            return claim
-        rep = A.audit_mechanism(mech, algo.name, fold_max)
-    elif algo.name == "dp-se":
-        b = float(plan.fpar[s, k, 0])
-        rep = A.audit_laplace(b, params["epsilon"], n)
-        info["matches_plan"] = True
-    else:
-        from ..shuffle import BinarySummation
-
-        mech = BinarySummation(params["epsilon"], params["delta"])
-        info["matches_plan"] = bool(math.isclose(float(plan.fpar[s, k, 0]), mech.tau))
-        rep = A.audit_shuffle(mech, n, algo.name)
+    info = dict(batch_size=n, command=_command(algo, params, n, horizon))
+    batch = spec.derive(n, params)
+    info["matches_plan"] = _matches_plan(batch, plan, s, k)
+    limit = CHEAP_POINTS[1] if spec.kind in ("rdp", "zcdp") else CHEAP_POINTS[0]
+    fold_max = min(A.FOLD_MAX, limit // 2)  # else H's window, if that is cheaper
+    points = spec.audit_points(batch, fold_max) if spec.audit_points else 0
+    if not audit or points > limit:
+        info["skipped"] = (f"the audit evaluates {points:,} points > {limit:,}: not cheap at "
+                           "simulation time; run the command") if audit else "not requested"
+        claim["audit"] = info
+        return claim
+    rep = _cached_audit(spec, batch, algo.name, fold_max)
     h = rep.rows[rep.headline]
     info.update(quantity=h.quantity, claimed=_json_safe(h.claimed), exact=_json_safe(h.exact),
                 worst_exact_over_claimed=_json_safe(rep.worst_ratio),
                 verdict=rep.verdict(), passed=rep.passed, seconds=round(rep.seconds, 4))
     claim["audit"] = info
     return claim
+
+
+_AUDITS = {}
+
+
+def _cached_audit(spec, batch, algorithm, fold_max):
+    """One exact audit per distinct batch (a sweep audits each batch once)."""
+    key = (spec.name, algorithm, repr(batch), fold_max)
+    if key not in _AUDITS:
+        _AUDITS[key] = spec.audit(batch, algorithm, fold_max)
+    return _AUDITS[key]
 
 
 __all__ = ["CHEAP_POINTS", "result_privacy"]

@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import check_int, check_range
+from ..errors import check_int, check_range
 
 #: The constant in τ = 96 log(2/δ)/ε² (Algorithm 3, line 1).
 TAU_CONSTANT = 96.0
@@ -224,7 +224,7 @@ class BinarySummation:
             Users in the batch.
         rng : numpy.random.Generator
         """
-        from bandsim.kernels.shuffle import batched_sum
+        from bandsim.kernels.binary_summation import batched_sum
 
         return float(batched_sum(rng, int(x_sum), self._m(m), self.tau))
 

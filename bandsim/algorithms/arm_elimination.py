@@ -34,11 +34,14 @@ Theorem 3.3 (VB-SDP-AE); Appendix A, Algorithm 3, Theorem A.1 (M_sum).
 """
 import math
 
-from bandsim.kernels import protocols, regret
-
 from ..errors import ConfigError
-from ..shuffle import BinarySummation, subgaussian_variance
-from .base import REQUIRED, Algorithm, Derived, Plan, build_tables
+from ..kernels import codes
+from ..mechanisms.binary_summation import subgaussian_variance
+from ..params import BATCH_SIZE, DELTA, EPSILON, Derived
+from ..registry import Algorithm, get_mechanism
+from .base import Plan, mechanism_tables
+
+TENENBAUM = "Tenenbaum et al. (NeurIPS 2021)"
 
 #: Most phases an SDP-AE schedule may have (tables are O(phases × K)).
 SDP_AE_MAX_PHASES = 100_000
@@ -98,7 +101,8 @@ def plan_sdp_ae(params, arms, horizon):
     ConfigError
         If the schedule needs more than ``SDP_AE_MAX_PHASES`` phases.
     """
-    mech = BinarySummation(params["epsilon"], params["delta"])
+    spec = get_mechanism("binary-summation")
+    mech = spec.derive(1, params).extra["mech"]
     m = int(params["batch_size"])
     need = math.ceil(horizon / (2 * m))
     if need > SDP_AE_MAX_PHASES:
@@ -107,55 +111,58 @@ def plan_sdp_ae(params, arms, horizon):
                           f"horizon {horizon:,} (at most {SDP_AE_MAX_PHASES:,} phases)")
     sigma = math.sqrt(mech.sigma2)
 
-    def stage(s, k):
+    def stage(s, k, batch_of):
         t = s + 1
         w = 2.0 * confidence_bound(t, m * t, sigma, horizon)
-        return m, w, (mech.tau,), (), dict(n=m, width=w)
+        return m, w, dict(n=m, width=w)
 
-    batch, width, fpar, ipar, stages = build_tables(
-        arms, horizon, stage, max_stages=SDP_AE_MAX_PHASES + 1, by_k=False)
+    batch, width, fpar, ipar, stages, _ = mechanism_tables(
+        spec, params, arms, horizon, stage, n_fpar=1, n_ipar=1,
+        max_stages=SDP_AE_MAX_PHASES + 1, by_k=False)
     info = _batch_info(mech, m)
     notes = _notes(mech, f"fixed m = {m}", info["exact_delta"])
     notes["mechanism"].update(regime=info["regime"], noise_var=info["noise_var"])
-    return Plan(batch, width, protocols.SHUFFLE_BINARY, fpar, ipar, regret.BLOCKS, True,
-                stages, notes)
+    return Plan(batch, width, codes.SHUFFLE_BINARY, fpar, ipar, codes.BLOCKS, True,
+                stages, notes, mechanism=spec.name)
 
 
 def plan_vb_sdp_ae(params, arms, horizon):
     """Engine plan of VB-SDP-AE (seed 000, Algorithm 2): m^t = 2^t, cumulative estimates."""
-    mech = BinarySummation(params["epsilon"], params["delta"])
+    spec = get_mechanism("binary-summation")
+    mech = spec.derive(1, params).extra["mech"]
     sigma = math.sqrt(mech.sigma2)
 
-    def stage(s, k):
+    def stage(s, k, batch_of):
         t = s + 1
         m = 2**t
         w = 2.0 * confidence_bound(t, 2 ** (t + 1) - 2, sigma, horizon)
-        return m, w, (mech.tau,), (), dict(n=m, width=w, **_batch_info(mech, m))
+        return m, w, dict(n=m, width=w, **_batch_info(mech, m))
 
-    batch, width, fpar, ipar, stages = build_tables(arms, horizon, stage, by_k=False)
+    batch, width, fpar, ipar, stages, _ = mechanism_tables(
+        spec, params, arms, horizon, stage, n_fpar=1, n_ipar=1, by_k=False)
     notes = _notes(mech, "m^t = 2^t", max(st["exact_delta"] for st in stages))
-    return Plan(batch, width, protocols.SHUFFLE_BINARY, fpar, ipar, regret.BLOCKS, True,
-                stages, notes)
+    return Plan(batch, width, codes.SHUFFLE_BINARY, fpar, ipar, codes.BLOCKS, True,
+                stages, notes, mechanism=spec.name)
+
+
+def _default_batch_size(params, horizon):
+    return default_batch_size(params["epsilon"], params["delta"])
 
 
 SDP_AE = Algorithm(
     name="sdp-ae",
     summary="shuffle-DP arm elimination, fixed batches, binary summation (Alg. 3)",
     trust="shuffle (ε, δ)-DP",
-    reference="seed 000 Algorithm 1 + Algorithm 3 (Tenenbaum et al. 2021)",
-    params={"epsilon": REQUIRED, "delta": REQUIRED,
-            "batch_size": Derived(lambda p, horizon: default_batch_size(p["epsilon"], p["delta"]),
-                                  "⌈σ²⌉")},
-    plan=plan_sdp_ae,
-    binary_rewards=True,
+    source=f"{TENENBAUM}, Algorithm 1 + Algorithm 3",
+    params=(EPSILON, DELTA, BATCH_SIZE.with_default(Derived(_default_batch_size, "⌈σ²⌉"))),
+    plan=plan_sdp_ae, mechanism="binary-summation", binary_rewards=True, family="arm-elimination",
 )
 
 VB_SDP_AE = Algorithm(
     name="vb-sdp-ae",
     summary="shuffle-DP arm elimination, batches 2^t, binary summation (Alg. 3)",
     trust="shuffle (ε, δ)-DP",
-    reference="seed 000 Algorithm 2 + Algorithm 3 (Tenenbaum et al. 2021)",
-    params={"epsilon": REQUIRED, "delta": REQUIRED},
-    plan=plan_vb_sdp_ae,
-    binary_rewards=True,
+    source=f"{TENENBAUM}, Algorithm 2 + Algorithm 3",
+    params=(EPSILON, DELTA), plan=plan_vb_sdp_ae, mechanism="binary-summation",
+    binary_rewards=True, family="arm-elimination",
 )

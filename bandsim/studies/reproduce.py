@@ -2,8 +2,8 @@
 import json
 from pathlib import Path
 
-from . import algorithms
-from .errors import ConfigError
+from .. import registry
+from ..errors import ConfigError
 from .figures import FIGURES
 
 
@@ -24,7 +24,7 @@ def figure_jobs(figure, runs=None, horizon=None, seed=1, instance_file=None, thr
                            "(bandsim instances build mslr ...)")
             continue
         for curve in panel.curves:
-            if curve.algorithm not in algorithms.ALGORITHMS:
+            if curve.algorithm not in registry.algorithms():
                 skipped.append(f"{curve.label} in '{panel.title}': "
                                f"algorithm {curve.algorithm} is not available")
                 continue

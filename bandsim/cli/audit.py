@@ -18,22 +18,24 @@ import json
 import math
 
 
-def add_audit_parser(sub, floats, ints, one_int):
+from .common import floats, ints, one_int, strict_json, wide_console
+
+
+def add_parser(sub):
     """Register the ``audit`` subcommand on the top-level subparsers."""
-    from .audit import AUDITABLE
+    from ..privacy.audit import auditable
 
     a = sub.add_parser("audit", help="exact privacy of one batch; accounting for returning users",
                        description=__doc__.split("\n\n")[1])
     a.add_argument("algorithm", nargs="?", default="all",
-                   help=f"algorithm(s), comma-separated, or 'all' ({', '.join(AUDITABLE)})")
+                   help=f"algorithm(s), comma-separated, or 'all' ({', '.join(auditable())})")
     a.add_argument("--epsilon", type=floats, default=None,
                    help="the algorithm's ε per batch; comma list allowed")
     a.add_argument("--batch-size", dest="batch_size", type=ints, default=None,
                    help="users n in the batch; comma list allowed (default 1024)")
-    a.add_argument("--delta", type=float, default=None,
-                   help="per-batch δ of the shuffle algorithms (sdp-ae, vb-sdp-ae)")
-    a.add_argument("--scale", type=float, default=None, help="scaling factor s ≥ 1")
-    a.add_argument("--p", type=float, default=None, help="confidence p of τ")
+    from .run import add_param_flags
+
+    add_param_flags(a, ("delta", "scale", "p"))
     a.add_argument("--horizon", type=one_int, default=10**7,
                    help="T for horizon-dependent defaults (default 1e7)")
     a.add_argument("--returning", type=one_int, default=None,
@@ -51,16 +53,19 @@ def add_audit_parser(sub, floats, ints, one_int):
 
 def _algorithms(text, need_delta, delta):
     from ..errors import ConfigError
-    from .audit import AUDITABLE, SHUFFLE_ALGORITHMS
+    from ..privacy.audit import auditable
+    from ..registry import get_algorithm, get_mechanism
 
-    names = list(AUDITABLE) if text == "all" else [x.strip() for x in text.split(",") if x]
+    known = auditable()
+    names = list(known) if text == "all" else [x.strip() for x in text.split(",") if x]
     for x in names:
-        if x not in AUDITABLE:
-            raise ConfigError("algorithm", x, f"must be one of {', '.join(AUDITABLE)} or 'all'")
+        if x not in known:
+            raise ConfigError("algorithm", x, f"must be one of {', '.join(known)} or 'all'")
     skipped = []
     if need_delta and delta is None and text == "all":
-        skipped = [x for x in names if x in SHUFFLE_ALGORITHMS]
-        names = [x for x in names if x not in SHUFFLE_ALGORITHMS]
+        skipped = [x for x in names
+                   if "delta" in get_mechanism(get_algorithm(x).mechanism).takes]
+        names = [x for x in names if x not in skipped]
     return names, skipped
 
 
@@ -86,15 +91,13 @@ def cmd_audit(args, console):
 
 
 def _out():
-    from ..cli import wide_console
-
     return wide_console()
 
 
 def _audit(args, console):
     from rich.table import Table
 
-    from .audit import audit
+    from ..privacy.audit import audit
 
     names, skipped = _algorithms(args.algorithm, True, args.delta)
     sizes = args.batch_size or [1024]
@@ -140,7 +143,7 @@ def _audit(args, console):
 def _compose(args, console):
     from rich.table import Table
 
-    from .accountant import compose
+    from ..privacy.accountant import compose
 
     names, skipped = _algorithms(args.algorithm, True, args.delta)
     sizes = args.batch_size or [1024]
@@ -176,7 +179,7 @@ def _num(x):
 def _calibrate(args, console):
     from rich.table import Table
 
-    from .accountant import calibrate
+    from ..privacy.accountant import calibrate
 
     names, _ = _algorithms(args.algorithm, False, None)
     n = (args.batch_size or [1024])[0]

@@ -7,7 +7,7 @@ job's result is the same bit for bit on any backend and any worker.
 """
 import time
 
-from .runner import prepare
+from ..runner import prepare
 
 BACKENDS = ("local", "dask")
 
@@ -61,7 +61,7 @@ def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None
     ImportError
         If ``backend="dask"`` and dask.distributed is not installed.
     """
-    from .errors import ConfigError
+    from ..errors import ConfigError
 
     if backend not in BACKENDS:
         raise ConfigError("backend", backend, f"must be one of {', '.join(BACKENDS)}")

@@ -26,8 +26,8 @@ import json
 import tomllib
 from pathlib import Path
 
-from . import algorithms
-from .errors import ConfigError
+from .. import registry
+from ..errors import ConfigError
 
 RUN_KEYS = {"instance", "arms", "horizon", "runs", "seed", "rewards", "sigma", "means",
             "checkpoints", "threads", "instance_file"}
@@ -59,8 +59,8 @@ def load_study(path):
         raise ConfigError("algorithm", None, "give it in [study] or [grid]")
     algo_names = grid.get("algorithm") or [study.pop("algorithm")]
     grid = {k: v for k, v in grid.items() if k != "algorithm"}
-    algos = [algorithms.get(a) for a in algo_names]
-    param_names = set().union(*(a.params for a in algos))
+    algos = [registry.get_algorithm(a) for a in algo_names]
+    param_names = {p.name for a in algos for p in a.params}
     for key in list(study) + list(grid):
         if key not in RUN_KEYS and key not in param_names:
             raise ConfigError(key, (study | grid)[key],
@@ -71,7 +71,7 @@ def load_study(path):
     for algo in algos:
         for combo in itertools.product(*(grid[k] for k in keys)):
             job = {**study, **dict(zip(keys, combo))}
-            job = {k: v for k, v in job.items() if k in RUN_KEYS or k in algo.params}
+            job = {k: v for k, v in job.items() if k in RUN_KEYS or algo.param(k)}
             job["algorithm"] = algo.name
             key = json.dumps(job, sort_keys=True)
             if key not in seen:
@@ -105,7 +105,7 @@ def sweep(path, out, *, console=None, backend="local", scheduler=None):
     import pyarrow.parquet as pq
 
     from .jobs import run_jobs
-    from .results import Result
+    from ..results import Result
 
     name, jobs = load_study(path)
     out = Path(out)

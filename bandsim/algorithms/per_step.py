@@ -1,0 +1,137 @@
+"""Per-step algorithms of Sajed's thesis: UCB1, Successive Elimination, DP-UCB.
+
+``ucb1``, ``se`` and ``dp-ucb`` decide at every pull or cycle and run on the
+per-step engines of :mod:`bandsim.kernels.sequential`. Every constant is
+derived here, in plain Python, with the thesis' line cited.
+
+Shards: per-step engines spend O(T) time per run, so their plans ask the
+runner for small shards (``shard_runs``, recorded in the configuration): the
+progress bar then moves every few runs, and results stay bit-identical for
+any number of threads (one Generator per fixed shard).
+
+References
+----------
+Sajed, "Optimal Differentially Private Finite-Armed Stochastic Bandit"
+(MSc thesis, University of Alberta, 2019): Algorithms 1, 2, 5, 6;
+Mishra & Thakurta (UAI 2015) for Γ of DP-UCB (derivation in docs/fidelity.md).
+"""
+import math
+from dataclasses import dataclass, field
+
+from ..params import BETA, EPSILON
+from ..registry import Algorithm
+
+THESIS = "Sajed, MSc thesis (2019)"
+
+#: Work (pulls) per shard aimed at by per-step plans: shards of
+#: max(1, min(64, 2**22 // T)) runs — one run per shard at T ≥ 4.2e6.
+PER_STEP_SHARD_PULLS = 2**22
+
+
+def per_step_shard_runs(horizon):
+    """Runs per shard for a per-step engine at horizon T (int, 1..64)."""
+    return max(1, min(64, PER_STEP_SHARD_PULLS // int(horizon)))
+
+
+def tree_levels(horizon):
+    """⌈log₂ T⌉ + 1: the levels of a tree over T leaves (seed 001, Alg 5 line 3)."""
+    return math.ceil(math.log2(horizon)) + 1 if horizon > 1 else 1
+
+
+def dp_ucb_constants(arms, horizon, epsilon, beta):
+    """Constants of DP-UCB (seed 001 Algorithm 6 with the mechanism of Algorithm 5).
+
+    Returns
+    -------
+    dict
+        ``levels`` m = ⌈log₂ T⌉ + 1; ``node_scale`` = m/ε, the Laplace scale of
+        every tree node (ε' = ε/m, Algorithm 5 line 3: each reward lies in at
+        most m p-sums, so ε-DP by composition, Theorem 3.3.1);
+        ``gamma`` Γ = m² log(K T m / β)/ε: with probability ≥ 1 − β every
+        released sum of every arm at every time is within Γ of the exact sum
+        (at most m nodes, each |Lap(m/ε)| ≤ (m/ε) log(K T m/β) w.p.
+        ≥ 1 − β/(K T m), union over K arms × T times × m nodes). This is
+        Algorithm 6 line 3, Γ = log²T · log(KT log T/β)/ε, with log T read as
+        the number of tree levels (docs/fidelity.md).
+
+    References
+    ----------
+    seed 001, Algorithms 5 and 6; Mishra & Thakurta (2015); seed 001 Fact 3.1.4.
+    """
+    m = tree_levels(horizon)
+    gamma = m * m * math.log(arms * horizon * m / beta) / epsilon
+    return dict(levels=m, node_scale=m / epsilon, gamma=gamma)
+
+
+@dataclass
+class UcbPlan:
+    """Plan for :func:`kernels.sequential.run_ucb_shard` (UCB1 and DP-UCB)."""
+
+    gamma: float
+    scale: float
+    shard_runs: int
+    stages: list = field(default_factory=list)
+
+    def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
+                  out_regret, out_pulls, out_elim):
+        """Simulate one shard of runs into the output rows."""
+        from ..kernels.sequential import run_ucb_shard
+
+        run_ucb_shard(rng, gaps, rcode, rpar, horizon, self.gamma, self.scale,
+                      checkpoints, out_regret, out_pulls, out_elim)
+
+
+@dataclass
+class SePlan:
+    """Plan for :func:`kernels.sequential.run_se_shard` (Successive Elimination)."""
+
+    log_horizon: float
+    shard_runs: int
+    stages: list = field(default_factory=list)
+
+    def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
+                  out_regret, out_pulls, out_elim):
+        """Simulate one shard of runs into the output rows."""
+        from ..kernels.sequential import run_se_shard
+
+        run_se_shard(rng, gaps, rcode, rpar, horizon, self.log_horizon, checkpoints,
+                     out_regret, out_pulls, out_elim)
+
+
+def plan_ucb1(params, arms, horizon):
+    """UCB1: index μ̄_i + sqrt(2 log t / n_i) (seed 001, Algorithm 1 line 9)."""
+    stages = [dict(index="mean + sqrt(2 log t / n)")]
+    return UcbPlan(0.0, 0.0, per_step_shard_runs(horizon), stages)
+
+
+def plan_dp_ucb(params, arms, horizon):
+    """DP-UCB: tree-based sums, index r̃_i/n_i + sqrt(2 log t/n_i) + Γ/n_i (Alg 6 line 11)."""
+    c = dp_ucb_constants(arms, horizon, params["epsilon"], params["beta"])
+    stages = [dict(index="noisy mean + sqrt(2 log t / n) + gamma / n", **c)]
+    return UcbPlan(c["gamma"], c["node_scale"], per_step_shard_runs(horizon), stages)
+
+
+def plan_se(params, arms, horizon):
+    """SE checked every cycle: width 2 sqrt(2 log T / n) (seed 001, Algorithm 2 line 9)."""
+    log_t = math.log(horizon)
+    stages = [dict(width="2 sqrt(2 log T / n)", log_horizon=log_t)]
+    return SePlan(log_t, per_step_shard_runs(horizon), stages)
+
+
+UCB1 = Algorithm(
+    name="ucb1", summary="UCB1: pull argmax of mean + sqrt(2 log t / n), per step",
+    trust="none", source=f"{THESIS}, Algorithm 1 (Auer et al. 2002)", params=(),
+    plan=plan_ucb1, engine="per-step", family="ucb")
+
+SE = Algorithm(
+    name="se", summary="successive elimination checked every cycle, width 2 sqrt(2 log T / n)",
+    trust="none", source=f"{THESIS}, Algorithm 2 (Even-Dar et al. 2002)", params=(),
+    plan=plan_se, engine="per-step", family="se")
+
+DP_UCB = Algorithm(
+    name="dp-ucb", summary="private UCB: tree-based binary mechanism per arm, per step",
+    trust="central ε-DP", source=f"{THESIS}, Algorithms 5-6 (Mishra & Thakurta 2015)",
+    params=(EPSILON, BETA), plan=plan_dp_ucb, engine="per-step", mechanism="tree",
+    family="ucb")
+
+ALGORITHMS = (UCB1, SE, DP_UCB)

@@ -1,0 +1,52 @@
+"""The ``bandsim`` command line.
+
+One module per command group: :mod:`~bandsim.cli.run`,
+:mod:`~bandsim.cli.listing`, :mod:`~bandsim.cli.studies` (``reproduce``,
+``sweep``), :mod:`~bandsim.cli.instances` and :mod:`~bandsim.cli.audit`.
+Flags for algorithm parameters are generated from the registered
+declarations, so plug-ins get theirs too. Bad input exits with status 2 and
+one line naming the field and its allowed range.
+"""
+import argparse
+import sys
+
+from ..errors import ConfigError
+from . import audit, instances, listing, run, studies
+from .common import wide_console
+
+
+def build_parser():
+    """The argument parser of every command (plug-ins loaded first)."""
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="bandsim",
+        description="Fast, exact Monte Carlo simulation of differentially private bandits.")
+    parser.add_argument("--version", action="version", version=f"bandsim {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="algorithms, mechanisms, instances and figures")
+    run.add_parser(sub)
+    studies.add_parsers(sub)
+    instances.add_parser(sub)
+    audit.add_parser(sub)
+    return parser
+
+
+COMMANDS = {"list": lambda args, console: listing.cmd_list(wide_console()),
+            "run": run.cmd_run, "reproduce": studies.cmd_reproduce, "sweep": studies.cmd_sweep,
+            "instances": instances.cmd_instances, "audit": audit.cmd_audit}
+
+
+def main(argv=None):
+    """Entry point of the ``bandsim`` console script; returns the exit status."""
+    console = wide_console(stderr=True)
+    try:
+        args = build_parser().parse_args(argv)
+        return COMMANDS[args.command](args, console)
+    except ConfigError as e:
+        console.print(f"[bold red]error:[/] {e}", highlight=False)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

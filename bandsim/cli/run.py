@@ -1,0 +1,169 @@
+"""``bandsim run``: simulate algorithms on instances, one summary table.
+
+ALGO, ``--instance``, ``--arms`` and ``--epsilon`` take comma-separated lists
+and every combination is simulated, with a progress bar; then one summary
+table (or JSON with ``--json``). The algorithm-parameter flags are generated
+from the registered declarations (plug-ins included).
+"""
+import itertools
+from pathlib import Path
+
+from ..errors import ConfigError
+from .common import floats, one_int, print_rows, wide_console
+
+
+def add_parser(sub):
+    """Register ``bandsim run``; its parameter flags come from the registry."""
+    from ..registry import all_params
+
+    run = sub.add_parser("run", help="simulate an algorithm on an instance")
+    run.add_argument("algorithm", help="algorithm name(s), comma-separated (see `bandsim list`)")
+    run.add_argument("--instance", default=None, help="C1-C4, easy, hard; comma list allowed")
+    run.add_argument("--instance-file", default=None,
+                     help="an instance file built from data (`bandsim instances build`)")
+    run.add_argument("--means", type=floats, default=None,
+                     help="explicit arm means, e.g. 0.9,0.8,0.8")
+    run.add_argument("--arms", type=ints_list, default=None, help="K; comma list allowed")
+    run.add_argument("--rewards", default="bernoulli", help="bernoulli or gaussian (clipped)")
+    run.add_argument("--sigma", type=float, default=0.1, help="σ of gaussian rewards")
+    run.add_argument("--horizon", type=one_int, required=True, help="T, e.g. 5e7")
+    run.add_argument("--runs", type=one_int, default=1000, help="independent runs (default 1000)")
+    run.add_argument("--seed", type=one_int, default=None,
+                     help="root seed (default: random, recorded)")
+    run.add_argument("--checkpoints", type=one_int, default=None,
+                     help="number of regret checkpoints (default 128)")
+    run.add_argument("--threads", type=one_int, default=None, help="worker threads")
+    add_param_flags(run)
+    run.add_argument("--out", default=None,
+                     help="write Parquet: a file, or a directory when several configs run")
+    run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    return run
+
+
+def ints_list(text):
+    from .common import ints
+
+    return ints(text)
+
+
+def add_param_flags(parser, names=None):
+    """One flag per declared algorithm parameter (ε takes a comma list)."""
+    from ..registry import all_params
+
+    for p in all_params().values():
+        if names is not None and p.name not in names:
+            continue
+        kind = floats if p.name == "epsilon" else one_int if p.integer else float
+        text = f"{p.help} [{p.unit}; {p.range_text()}]" if p.unit else p.help
+        parser.add_argument(p.flag, dest=p.name, type=kind, default=None, help=text)
+
+
+def expand(args):
+    """The list of simulate() keyword sets that ``bandsim run`` asks for."""
+    from ..registry import all_params, get_algorithm
+
+    algos = [get_algorithm(a.strip()) for a in args.algorithm.split(",") if a.strip()]
+    if not algos:
+        raise ConfigError("algorithm", args.algorithm, "give at least one algorithm name")
+    given_inst = args.means or args.instance_file
+    instances = [None] if given_inst else (args.instance or "").split(",")
+    if not given_inst and args.instance is None:
+        raise ConfigError("instance", None,
+                          "give --instance (C1-C4, easy, hard), --means or --instance-file")
+    arms = args.arms or [None]
+    given = {n: getattr(args, n) for n in all_params() if getattr(args, n, None) is not None}
+    if given.get("epsilon") == []:
+        raise ConfigError("epsilon", "", "give at least one value, e.g. --epsilon 0.5")
+    for name in given:
+        if not any(a.param(name) for a in algos):
+            names = ", ".join(a.name for a in algos)
+            raise ConfigError(name, given[name], f"not a parameter of {names}")
+    eps_list = given.pop("epsilon", [None])
+    jobs, seen = [], set()
+    for algo, inst, k, eps in itertools.product(algos, instances, arms, eps_list):
+        params = {n: v for n, v in given.items() if algo.param(n)}
+        if algo.param("epsilon"):
+            params["epsilon"] = eps
+        key = (algo.name, inst, k, tuple(sorted(params.items())))
+        if key in seen:
+            continue
+        seen.add(key)
+        jobs.append(dict(algorithm=algo.name, instance=inst and inst.strip(), arms=k,
+                         means=args.means, rewards=args.rewards, sigma=args.sigma,
+                         instance_file=args.instance_file,
+                         horizon=args.horizon, runs=args.runs, seed=args.seed,
+                         checkpoints=args.checkpoints, threads=args.threads, **params))
+    return jobs
+
+
+def out_path(args, job, n_jobs):
+    from ..studies.jobs import job_instance
+
+    if args.out is None:
+        return None
+    if n_jobs == 1 and not Path(args.out).is_dir():
+        return Path(args.out)
+    d = Path(args.out)
+    d.mkdir(parents=True, exist_ok=True)
+    eps = job.get("epsilon")
+    name = f"{job['algorithm']}_{job_instance(job)}"
+    if not job.get("instance_file"):
+        name += f"_K{job['arms'] or len(job['means'])}"
+    return d / (name + (f"_eps{eps:g}" if eps is not None else "") + ".parquet")
+
+
+def batch_table(config):
+    """Per-batch protocol parameters (n, g, τ, m, bits) of a result, or None.
+
+    Only for plans whose stages carry the protocol's g, τ and m (the
+    algorithms of seed 003 built on the protocol P = (R, S, A)).
+    """
+    from rich.table import Table
+
+    stages = config.get("stages") or []
+    if not stages or not all(k in stages[0] for k in ("g", "tau", "m")):
+        return None
+    t = Table(title=f"{config['algorithm']}: per-batch protocol parameters "
+                    f"(k = K = {config['arms']} active arms)")
+    for c in ("batch b", "n = l(b)", "g", "τ", "m", "bits/user", "2β(b)"):
+        t.add_column(c, justify="right")
+    for st in stages:
+        t.add_row(str(st["stage"]), f"{st['n']:,}", f"{st['g']:,}", f"{st['tau']:,}",
+                  f"{st['m']:,}", str(st["bits"]), f"{st['width']:.4g}")
+    priv = config.get("privacy") or {}
+    keys = [k for k in ("guarantee", "epsilon", "epsilon_hat", "rho", "scale") if k in priv]
+    if keys:
+        t.caption = "privacy: " + ", ".join(
+            f"{k}={priv[k]:.4g}" if isinstance(priv[k], float) else f"{k}={priv[k]}"
+            for k in keys)
+        if "rdp_epsilon" in priv:
+            t.caption += ", RDP ε̂(α) for α = 2, 4, 8, 16: " + ", ".join(
+                f"{priv['rdp_epsilon'][a - 2]:.4g}" for a in (2, 4, 8, 16))
+    return t
+
+
+def cmd_run(args, console):
+    from ..studies.jobs import run_jobs
+
+    jobs = expand(args)
+    rows = [None] * len(jobs)
+    for i, res, seconds in run_jobs(jobs, console=console):
+        rows[i] = summarize(res, seconds, out_path(args, jobs[i], len(jobs)))
+    print_rows(rows, args.json)
+    table = batch_table(res.config) if len(jobs) == 1 and not args.json else None
+    if table is not None:
+        wide_console().print(table)
+    return 0
+
+
+def summarize(res, seconds, path=None):
+    """The summary row of one result; writes it to ``path`` when given."""
+    s = res.summary()
+    s["seconds"] = seconds
+    s["seed"] = res.config["seed"]
+    if path is not None:
+        res.to_parquet(path)
+        s["out"] = str(path)
+    return s
+
+

@@ -1,0 +1,51 @@
+"""``bandsim reproduce`` and ``bandsim sweep``: the papers' figures and TOML studies."""
+from .common import one_int, summary_table, wide_console
+
+
+def add_parsers(sub):
+    rep = sub.add_parser("reproduce", help="simulate and plot one of the papers' figures")
+    rep.add_argument("figure", help="figure name (see `bandsim list`)")
+    rep.add_argument("--out", required=True, help="output directory")
+    rep.add_argument("--runs", type=one_int, default=None, help="override the paper's runs")
+    rep.add_argument("--horizon", type=one_int, default=None, help="override the paper's T")
+    rep.add_argument("--seed", type=one_int, default=1)
+    rep.add_argument("--instance-file", default=None, help="instance file for real-data panels")
+    rep.add_argument("--threads", type=one_int, default=None)
+    _backend_args(rep)
+
+    sw = sub.add_parser("sweep", help="run a grid of simulations from a TOML study file")
+    sw.add_argument("study", help="STUDY.toml (see docs/sweeps.md)")
+    sw.add_argument("--out", required=True, help="output directory")
+    _backend_args(sw)
+
+
+def _backend_args(p):
+    p.add_argument("--backend", default="local", help="local (default) or dask")
+    p.add_argument("--scheduler", default=None,
+                   help="Dask scheduler address (default: an in-process cluster)")
+
+
+def cmd_reproduce(args, console):
+    from ..studies.reproduce import reproduce
+
+    rows, skipped = reproduce(args.figure, args.out, runs=args.runs, horizon=args.horizon,
+                              seed=args.seed, instance_file=args.instance_file,
+                              threads=args.threads, console=console,
+                              backend=args.backend, scheduler=args.scheduler)
+    for note in skipped:
+        console.print(f"[yellow]skipped:[/] {note}")
+    wide_console().print(summary_table(rows, first=("panel", "label")))
+    console.print(f"wrote {args.out}/{args.figure}.png, .json and {args.figure}/*.parquet")
+    return 0
+
+
+def cmd_sweep(args, console):
+    from ..studies.sweep import sweep
+
+    rows = sweep(args.study, args.out, console=console, backend=args.backend,
+                 scheduler=args.scheduler)
+    wide_console().print(summary_table(rows, first=("job",)))
+    console.print(f"wrote {len(rows)} results and summary.parquet to {args.out}")
+    return 0
+
+

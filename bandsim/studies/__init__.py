@@ -1,0 +1,1 @@
+"""Studies: many simulations at once (jobs, TOML sweeps, the papers' figures, plots)."""

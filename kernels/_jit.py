@@ -96,6 +96,7 @@ def rebind(kernel, replacements, _memo=None):
                             py.__closure__)
     options = dict(kernel.targetoptions)
     options.pop("cache", None)
+    options.pop("nopython", None)
     out = numba.njit(**options)(fn)
     memo[id(kernel)] = out
     return out

@@ -73,13 +73,15 @@ def batch(name, n, **params):
 
 # --- audits, laws and costs (lazy: the privacy toolkit loads scipy) ---------
 
-def _audit_secagg(b, algorithm, fold_max=None):
+def secagg_audit(b, algorithm, fold_max=None):
+    """The exact audit of one batch of any SecAgg-family mechanism (plug-ins too)."""
     from ..privacy.audit import FOLD_MAX, audit_mechanism
 
     return audit_mechanism(b, algorithm, fold_max or FOLD_MAX)
 
 
-def _points_secagg(b, fold_max=None):
+def secagg_audit_points(b, fold_max=None):
+    """Points :func:`secagg_audit` evaluates (its cost)."""
     from ..privacy.audit import FOLD_MAX, audit_points
 
     return audit_points(b, fold_max or FOLD_MAX)
@@ -212,27 +214,27 @@ register(
               samplers=("Generator.laplace",), family="engine"),
     Mechanism("dist-dp", "SecAgg, Pólya pairs per user (discrete Laplace total)",
               f"{CZ}, Theorem 1", "distributed ε-DP (SecAgg)", "pure", codes.DIST_DP,
-              secagg.dist_dp, ("epsilon", "p"), _audit_secagg, _points_secagg, _dlaplace_law,
+              secagg.dist_dp, ("epsilon", "p"), secagg_audit, secagg_audit_points, _dlaplace_law,
               samplers=SECAGG_SAMPLERS["dist-dp"]),
     Mechanism("dist-rdp", "SecAgg, Skellam noise per user", f"{CZ}, Theorem 2",
               "distributed RDP (SecAgg)", "rdp", codes.DIST_RDP, secagg.dist_rdp,
-              ("epsilon", "p", "scale"), _audit_secagg, _points_secagg, _skellam_law,
+              ("epsilon", "p", "scale"), secagg_audit, secagg_audit_points, _skellam_law,
               claim=_skellam_claim, samplers=SECAGG_SAMPLERS["dist-rdp"],
               summarize=_summarize_dist_rdp),
     Mechanism("dist-cdp", "SecAgg, discrete Gaussian noise per user", f"{CZ}, Theorem 4",
               "distributed zCDP (SecAgg)", "zcdp", codes.DIST_CDP, secagg.dist_cdp,
-              ("epsilon", "p", "scale"), _audit_secagg, _points_secagg, _dgauss_sum_law,
+              ("epsilon", "p", "scale"), secagg_audit, secagg_audit_points, _dgauss_sum_law,
               samplers=SECAGG_SAMPLERS["dist-cdp"], summarize=_summarize_dist_cdp),
     Mechanism("central", "discrete Laplace added by the analyzer", f"{CZ}, Theorem 5",
               "central ε-DP", "pure", codes.CENTRAL, secagg.central, ("epsilon", "p"),
-              _audit_secagg, _points_secagg, _dlaplace_law, samplers=SECAGG_SAMPLERS["central"]),
+              secagg_audit, secagg_audit_points, _dlaplace_law, samplers=SECAGG_SAMPLERS["central"]),
     Mechanism("local", "discrete Laplace added by every user", f"{CZ}, Theorem 6",
               "local ε-DP", "pure", codes.LOCAL, secagg.local, ("epsilon", "p"),
-              _audit_secagg, _points_secagg, _dlaplace_law, samplers=SECAGG_SAMPLERS["local"],
+              secagg_audit, secagg_audit_points, _dlaplace_law, samplers=SECAGG_SAMPLERS["local"],
               view="one user's message y_i"),
     Mechanism("dist-dp-shuffle", "Theorem 1 at ε/2 over an (ε/4, q̂)-relaxed SecAgg",
               f"{CZ}, Theorem 3", "distributed ε-DP (shuffling)", "pure", codes.DIST_DP_SHUFFLE,
-              secagg.dist_dp_shuffle, ("epsilon", "p"), _audit_secagg, _points_secagg,
+              secagg.dist_dp_shuffle, ("epsilon", "p"), secagg_audit, secagg_audit_points,
               _dlaplace_law, samplers=SECAGG_SAMPLERS["dist-dp-shuffle"],
               summarize=_summarize_dist_dp_shuffle),
     Mechanism("binary-summation", "shuffle binary summation of the users' bits",
@@ -242,4 +244,4 @@ register(
               family="shuffle"),
 )
 
-__all__ = ["SumBatch", "batch", "secagg"]
+__all__ = ["SumBatch", "batch", "secagg", "secagg_audit", "secagg_audit_points"]

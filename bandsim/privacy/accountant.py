@@ -146,19 +146,29 @@ class _Batch:
         self.algorithm = algo.name
         self.n = check_int("batch_size", batch_size, 1)
         self.spec = spec = get_mechanism(algo.mechanism)
-        if "delta" in spec.takes and delta is None:
+        if algo.param("delta") is not None and algo.param("delta").required and delta is None:
             raise ConfigError("delta", None, f"{algorithm} requires the per-batch δ")
         given = {"epsilon": epsilon, "delta": delta, "scale": scale, "p": p}
         self.prm = algo.resolve({k: v for k, v in given.items() if algo.param(k)}, horizon)
         self.horizon = horizon
         self.kind = spec.kind
         self.batch = spec.derive(self.n, self.prm)
-        self.mech = self.batch.extra["mech"] if self.kind == "approx" else self.batch
+        self.mech = self.batch.extra.get("mech", self.batch)
         self.b = self.batch.fpar[0] if self.kind == "laplace" else None
         self.relax_q = self.batch.extra.get("relax_q")
 
     def audit(self):
         return self.spec.audit(self.batch, self.algorithm)
+
+    def _views(self):
+        """The two neighbouring output pmfs of one batch and the mass they omit."""
+        if hasattr(self.mech, "output_pmfs"):  # the shuffle binary summation
+            support, pp, qq, tail = self.mech.output_pmfs(self.n)
+            with np.errstate(divide="ignore"):
+                return (P.LogPmf(0, np.log(pp), modulus=len(pp)),
+                        P.LogPmf(0, np.log(qq), modulus=len(pp)), tail)
+        view = P.fold(self.spec.noise_law(self.mech), self.mech.m)
+        return view, view.shift(self.mech.g), view.rel_err
 
     def compose(self, returning, delta, exact=True):
         """List of :class:`Composition` for B = ``returning`` batches at total δ."""
@@ -227,10 +237,7 @@ class _Batch:
             out.append(Composition("advanced composition (Theorem 7)", math.inf, delta,
                                    note=f"δ ≤ Bδ_batch = {B * d_batch:.3g}: impossible"))
         if exact:
-            support, pp, qq, tail = self.mech.output_pmfs(self.n)
-            with np.errstate(divide="ignore"):
-                view = P.LogPmf(0, np.log(pp), modulus=len(pp))
-                moved = P.LogPmf(0, np.log(qq), modulus=len(pp))
+            view, moved, tail = self._views()
             e_ex = _pld_epsilon_from_views(view, moved, B, max(delta - B * tail, 0.0))
             out.append(Composition("PLD of the exact view pmfs", e_ex, delta, "exact"))
         return out
@@ -311,7 +318,7 @@ def _bisect(total, target, lo=1e-4, hi=None, rtol=1e-5):
 def _noise(batch):
     if batch.kind == "laplace":
         return dict(noise=f"Lap({batch.b:.6g})", noise_variance=2 * batch.b**2)
-    if batch.kind == "approx":
+    if hasattr(batch.mech, "noise_law"):  # the shuffle binary summation
         trials, prob = batch.mech.noise_law(batch.n)
         return dict(noise=f"Binomial({trials:,}, {prob:.6g})",
                     noise_variance=batch.mech.error_variance(batch.n), tau=batch.mech.tau)

@@ -286,9 +286,18 @@ def _window_view(law, g, renyi):
     if not renyi:
         W = 4 * g + 64
     else:
-        var = 2 * law.mu if isinstance(law, P.Skellam) else law.n * law.sigma2
-        W = int(64 * g + 40 * math.sqrt(var)) + 64
-    return P.window(law, -W, W)
+        W = int(64 * g + 40 * math.sqrt(_variance(law))) + 64
+    c = int(getattr(law, "center", 0))
+    return P.window(law, c - W, c + W)
+
+
+def _variance(law):
+    """Variance of a noise law (Skellam, discrete-Gaussian sum, or a plug-in's ``variance``)."""
+    if isinstance(law, P.Skellam):
+        return 2 * law.mu
+    if isinstance(law, P.DiscreteGaussianSum):
+        return law.n * law.sigma2
+    return float(law.variance)
 
 
 def audit_points(mech, fold_max=FOLD_MAX):
@@ -300,7 +309,7 @@ def audit_points(mech, fold_max=FOLD_MAX):
     g, _, m = (int(v) for v in mech.ipar)
     if m <= fold_max:
         return 2 * m
-    if _spec(mech).kind in ("rdp", "zcdp"):
+    if _spec(mech).kind in ("rdp", "zcdp", "approx"):
         return 2 * int(64 * g + 40 * math.sqrt(mech.noise_variance)) + 129
     return 8 * g + 129
 
@@ -347,7 +356,7 @@ def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
     if folded:
         view = P.fold(law, m)
     else:
-        view = _window_view(law, g, kind in ("rdp", "zcdp"))
+        view = _window_view(law, g, kind in ("rdp", "zcdp", "approx"))
         notes.append(f"m = {m:,} is too large to fold: audited H = Σx̂ + Ση on ℤ (the "
                      f"theorems' object) on the window |k| ≤ {view.hi:,} (mass outside ≤ "
                      f"{view.dropped:.1g}); the view ŷ = H mod m is a function of H, so it is "
@@ -379,6 +388,8 @@ def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
             headline = 0
         return AuditReport(name, guarantee, v, params, rows, headline, notes,
                            time.perf_counter() - t0)
+    if kind == "approx":
+        return _audit_approx(mech, spec, view, name, params, notes, t0)
     d = g
     div = _renyi_both(view, d)
     err = _log_error(view)
@@ -415,6 +426,30 @@ def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
     notes.append("ρ-zCDP asks D_α ≤ ρα for every α > 1; orders in (1, 2) and above 64 are not "
                  "audited")
     return AuditReport(name, guarantee, v, params, rows, 0, notes, time.perf_counter() - t0)
+
+
+def _audit_approx(mech, spec, view, name, params, notes, t0):
+    """(ε, δ)-DP of a SecAgg view: exact δ(ε) at the claimed ε, worst shift d ∈ 1…g."""
+    g, m = int(mech.ipar[0]), int(mech.ipar[2])
+    eps, delta = mech.privacy["epsilon"], mech.privacy["delta"]
+    shifts = range(1, g + 1) if g * len(view.logp) <= SCAN_BUDGET else (g,)
+    exact, worst = -1.0, g
+    for d in shifts:
+        moved = view.shift(d)
+        x = max(P.hockey_stick(moved, view, eps), P.hockey_stick(view, moved, eps))
+        if x > exact:
+            exact, worst = x, d
+    err = view.rel_err + view.dropped
+    rows = [Row(f"δ(ε = {eps:g})", delta, exact, err, short="δ(ε)")]
+    for f in (0.5, 2.0):
+        rows.append(Row(f"δ(ε = {f * eps:g})", None,
+                        max(P.hockey_stick(view.shift(worst), view, f * eps),
+                            P.hockey_stick(view, view.shift(worst), f * eps)), err))
+    v = (f"view: {spec.view} = (x̂ + noise) mod m = {m:,}, noise {mech.noise}; neighbours: "
+         f"x̂ moved by d ∈ 1…{g} ({len(shifts)} shift(s) scanned, worst d = {worst}); "
+         "δ(ε) = hockey-stick divergence, the larger of both directions")
+    return AuditReport(name, f"(ε, δ)-DP, {spec.trust} ({mech.theorem})", v, params, rows, 0,
+                       notes, time.perf_counter() - t0)
 
 
 def audit_laplace(scale, epsilon, n, sensitivity=1.0, algorithm="dp-se"):

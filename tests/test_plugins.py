@@ -1,0 +1,155 @@
+"""Plug-ins: the two worked examples of docs/plugins.md run as written, a plug-in
+mechanism gets the per-user path, the exact audit (PASS, and FAIL when under-noised)
+and the accountant, and an installed plug-in package appears in the CLI."""
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import bandsim
+from bandsim.cli import main
+from bandsim.registry import algorithms, get_mechanism
+from tests.conftest import ALPHA
+from tests.stats import chi2_two_sample
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
+
+
+def doc_blocks():
+    return re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+
+
+@pytest.fixture(scope="module")
+def examples():
+    """Run both examples of docs/plugins.md once (they register their declarations)."""
+    out = []
+    for code in doc_blocks():
+        ns = {"__name__": "docs_plugins_example"}
+        exec(compile(code, str(DOC), "exec"), ns)
+        out.append(ns)
+    return out
+
+
+def test_the_doc_has_two_examples():
+    assert len(doc_blocks()) == 2
+
+
+def test_example_a_runs_a_new_elimination_algorithm(examples):
+    res = examples[0]["res"]
+    assert res.config["algorithm"] == "greedy-dist-se"
+    assert np.all(res.pulls.sum(axis=1) == 10**6)
+    assert res.config["privacy"]["audit"]["passed"]
+    # its widths are its own: narrower than Algorithm 1's at the same batches
+    a = bandsim.runner.prepare("greedy-dist-se", instance="C2", arms=5, epsilon=0.5,
+                               horizon=10**6, runs=2, seed=1).plan
+    b = bandsim.runner.prepare("dist-dp-se", instance="C2", arms=5, epsilon=0.5,
+                               horizon=10**6, runs=2, seed=1).plan
+    assert np.array_equal(a.batch, b.batch) and np.all(a.width[1:, 2:] < b.width[1:, 2:])
+    assert np.array_equal(a.fpar, b.fpar) and np.array_equal(a.ipar, b.ipar)
+
+
+def test_example_b_mechanism_passes_and_its_weak_twin_fails(examples):
+    from bandsim.privacy.audit import audit
+
+    assert audit("dist-binomial-se", 0.5, 64).passed
+    weak = audit("dist-binomial-weak-se", 0.5, 64)
+    assert not weak.passed and weak.failures[0].exact > 1e3 * 1e-6
+    assert main(["audit", "dist-binomial-se", "--epsilon", "0.5", "--batch-size", "64"]) == 0
+    assert main(["audit", "dist-binomial-weak-se", "--epsilon", "0.5",
+                 "--batch-size", "64"]) == 1
+
+
+def test_plugin_mechanism_batched_equals_per_user(examples):
+    """The per-user twin comes for free: same law as the batched draw (two-sample χ²)."""
+    from bandsim.mechanisms import secagg
+
+    b = secagg.mechanism("dist-binomial", 16, 1.0, 0.1, delta=1e-6)
+    x = np.full(16, 0.3)
+    fast = b.outputs(x, size=20_000, rng=1)
+    slow = b.outputs(x, size=20_000, rng=2, path="per-user")
+    assert chi2_two_sample(np.round(fast * b.g), np.round(slow * b.g)) > ALPHA
+    # and the total noise has the declared variance T/4 (4-sigma band of the sample variance)
+    noise = b.total_noise(size=50_000, rng=3)
+    var = b.noise_variance
+    assert abs(noise.var() - var) < 4 * var * np.sqrt(2 / noise.size)
+    assert abs(noise.mean()) < 4 * np.sqrt(var / noise.size)
+
+
+def test_plugin_mechanism_gets_the_accountant(examples):
+    from bandsim.privacy.accountant import compose
+
+    rows = compose("dist-binomial-se", 0.5, 64, returning=4, delta=1e-5)
+    eps = {r.method: r.epsilon for r in rows}
+    assert any("advanced" in m for m in eps) and all(np.isfinite(list(eps.values())))
+
+
+def test_register_refuses_bad_declarations():
+    with pytest.raises(bandsim.ConfigError, match="registered already"):
+        bandsim.register(algorithms()["dp-se"].__class__(
+            **{**algorithms()["dp-se"].__dict__, "summary": "x"}))
+    with pytest.raises(bandsim.ConfigError, match="mechanism"):
+        bandsim.register(bandsim.Algorithm("x-se", "x", "none", "x", (), lambda *a: None,
+                                           mechanism="no-such-mechanism"))
+    with pytest.raises(bandsim.ConfigError, match="Algorithm or"):
+        bandsim.register("dp-se")
+    assert get_mechanism("dist-dp").kind == "pure"
+
+
+PLUGIN_MODULE = '''
+"""A tiny plug-in: a renamed copy of example (a) of bandsim's docs/plugins.md."""
+import bandsim
+from bandsim.algorithms.elimination import plan_protocol
+from bandsim.params import EPSILON, GROWTH, P
+
+
+def register():
+    bandsim.register(bandsim.Algorithm(
+        name="tiny-dist-se", summary="a plug-in from an installed package",
+        trust="distributed ε-DP (SecAgg)", source="tests/test_plugins.py",
+        params=(EPSILON, P, GROWTH),
+        plan=lambda prm, arms, horizon: plan_protocol("dist-dp", prm, arms, horizon),
+        mechanism="dist-dp"))
+'''
+
+PLUGIN_PYPROJECT = '''
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "tiny-bandsim-plugin"
+version = "0.0.1"
+
+[project.entry-points."bandsim.plugins"]
+tiny = "tiny_bandsim_plugin:register"
+'''
+
+
+def test_an_installed_plugin_package_appears_in_the_cli(tmp_path):
+    src = tmp_path / "src"
+    (src / "tiny_bandsim_plugin").mkdir(parents=True)
+    (src / "tiny_bandsim_plugin" / "__init__.py").write_text(textwrap.dedent(PLUGIN_MODULE))
+    (src / "pyproject.toml").write_text(PLUGIN_PYPROJECT)
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                    "--no-build-isolation", "--target", str(site), str(src)],
+                   check=True, capture_output=True)
+    env = {"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "bandsim.cli", *args], env=env,
+                              capture_output=True, text=True, timeout=300)
+
+    listing = cli("list")
+    assert listing.returncode == 0 and "tiny-dist-se" in listing.stdout
+    run = cli("run", "tiny-dist-se", "--means", "0.9,0.5", "--epsilon", "1", "--horizon",
+              "100000", "--runs", "20", "--seed", "1", "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["algorithm"] == "tiny-dist-se"
+    audit = cli("audit", "tiny-dist-se", "--epsilon", "0.5", "--batch-size", "64")
+    assert audit.returncode == 0 and "PASS" in audit.stdout

@@ -89,9 +89,13 @@ def kl_upper(x, level, hi):
 
 @jit
 def g_eps(x, epsilon):
-    """g_ε(x) = x e^ε / (x (e^ε − 1) + 1): where d_ε leaves its kl branch (float64)."""
-    e = math.exp(epsilon)
-    return x * e / (x * (e - 1.0) + 1.0)
+    """g_ε(x) = x e^ε / (x (e^ε − 1) + 1): where d_ε leaves its kl branch (float64).
+
+    Computed as x / (x + (1 − x) e^{−ε}), which does not overflow for large ε.
+    """
+    if x <= 0.0:
+        return 0.0
+    return x / (x + (1.0 - x) * math.exp(-epsilon))
 
 
 @jit

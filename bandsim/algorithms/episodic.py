@@ -1,0 +1,419 @@
+"""Private index policies beyond the seeds: AdaP-UCB/KLUCB, DP-KLUCB/IMED, (Lazy-)DP-TS.
+
+Parameters are derived here in plain Python, with the paper's equation
+cited; the kernels receive numbers and one index function.
+
+``adap-ucb``, ``adap-klucb``
+    :func:`kernels.episodic.run_shard`: doubling episodes, private mean of
+    the last episode (forgetting); Lap(1/ε) on each episode's reward sum.
+``dp-klucb``, ``dp-imed`` (provisional)
+    :func:`kernels.episodic.run_shard`: geometric episodes of ratio α,
+    cumulative private sum; Lap(1/ε) on each episode's reward sum.
+``lazy-dp-ts``
+    :func:`kernels.thompson.run_lazy_dp_ts_shard`: a decision every round,
+    private means of chunks of 2^r fresh rewards; Lap(1/ε) on each chunk sum.
+``dp-ts``
+    :func:`kernels.thompson.run_dp_ts_shard`: a decision every round; ε/2 on
+    the completed epochs (Lap(2/ε) per epoch sum), ε/2 on the current epoch
+    (binary mechanism, Lap(2(r+1)/ε) per node, drawn once per node).
+
+Every reward sum above has sensitivity 1 (rewards in [0, 1]); every reward
+enters one released sum (or, for DP-TS, one epoch sum and the nodes of one
+binary mechanism), so each algorithm is ε-DP in the central model.
+
+Every plan has ``run_shard(rng, gaps, rcode, rpar, horizon, checkpoints,
+out_regret, out_pulls, out_elim)``, a ``stages`` list (reports), ``shard_runs``
+and ``privacy`` (the claim, copied into the result's configuration).
+:data:`SPECS` declares the algorithms for the registry; :data:`PLANS` maps
+each name to its ``plan_<name>(params, arms, horizon)``.
+
+References
+----------
+Azize & Basu, "When Privacy Meets Partial Information: A Refined Analysis of
+Differentially Private Bandits", NeurIPS 2022: Algorithm 1, Eq. (7),
+Theorem 6 (privacy), Section 5 (α = 3.1).
+Azize, Wu, Honda, Orabona, Ito & Basu, "Optimal Regret of Bernoulli Bandits
+under Global Differential Privacy", arXiv 2505.05613 (NeurIPS 2025).
+Hu & Hegde, "Near-optimal Thompson sampling-based algorithms for
+differentially private stochastic bandits", UAI 2022: Algorithm 1 (DP-TS),
+Algorithm 2 (Lazy-DP-TS), Theorems 1 and 3 (privacy).
+"""
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import check_range
+
+#: Runs per shard of the episodic engine (O(K log T) work per run).
+EPISODIC_SHARD_RUNS = 64
+#: Work (pulls) per shard aimed at by the per-round Thompson-sampling plans.
+PER_ROUND_SHARD_PULLS = 2**22
+
+BERNOULLI_ONLY = ("bernoulli",)
+ALL_REWARDS = ("bernoulli", "gaussian", "categorical")
+_AZIZE_2025 = "Azize, Wu, Honda, Orabona, Ito & Basu, NeurIPS 2025 (arXiv 2505.05613)"
+
+
+def per_round_shard_runs(horizon):
+    """Runs per shard of a per-round engine at horizon T (int, 1..64)."""
+    return max(1, min(64, PER_ROUND_SHARD_PULLS // int(horizon)))
+
+
+def _epsilon(params):
+    return check_range("epsilon", params["epsilon"], 0.0, None)
+
+
+def laplace_claim(epsilon, theorem, on, scale, **extra):
+    """The privacy claim of a Laplace mechanism on disjoint reward sums (dict).
+
+    The sum of n rewards in [0, 1] changes by at most 1 when one reward
+    changes (sensitivity 1), so Lap(1/ε) on it is ε-DP; each reward enters
+    one released sum, so the run is ε-DP by parallel composition, and every
+    decision is post-processing of the releases.
+    """
+    return dict(guarantee="ε-DP, central (global)", epsilon=epsilon, theorem=theorem,
+                mechanism=f"Laplace on {on}", sensitivity=1.0, noise_scale=scale, **extra)
+
+
+# ------------------------------------------------------------ episodic plans
+
+@dataclass
+class EpisodicPlan:
+    """Plan for :func:`kernels.episodic.run_shard`.
+
+    Attributes
+    ----------
+    index : numba dispatcher
+        ``index(stat, n, t, c)`` from :mod:`kernels.indices`.
+    c : float64 (P,)
+        Its parameters; ``c[0]`` is the engine's slot for max_b stat_b.
+    ratio : float
+        α of the episode lengths (2 = doubling).
+    rule : int
+        ``kernels.episodic.GEOMETRIC`` or ``GRID``.
+    estimator : int
+        ``kernels.episodic.LAST_EPISODE`` or ``CUMULATIVE``.
+    noise_scale : float
+        Laplace scale on each episode's reward sum (1/ε).
+    tie_random : bool
+        Index ties broken uniformly at random.
+    """
+
+    index: object
+    c: np.ndarray
+    ratio: float
+    rule: int
+    estimator: int
+    noise_scale: float
+    tie_random: bool = True
+    shard_runs: int = EPISODIC_SHARD_RUNS
+    stages: list = field(default_factory=list)
+    privacy: dict = None
+    notes: dict = field(default_factory=dict)
+
+    def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
+                  out_regret, out_pulls, out_elim):
+        """Simulate one shard of runs into the output rows."""
+        from kernels.episodic import run_shard
+
+        run_shard(rng, gaps, rcode, rpar, horizon, self.index, self.c, self.ratio, self.rule,
+                  self.estimator, self.noise_scale, self.tie_random, checkpoints,
+                  out_regret, out_pulls, out_elim)
+
+
+def adap_constants(epsilon, alpha):
+    """Constants of AdaP-UCB / AdaP-KLUCB.
+
+    Returns
+    -------
+    dict
+        ``c`` = [0, α, ε] for the indices of Eq. (7); ``noise_scale`` = 1/ε:
+        the episode mean gets Lap(1/(ε n)) with n its size (sensitivity 1/n
+        of a mean of n rewards in [0, 1]), i.e. Lap(1/ε) on the episode sum;
+        ``ratio`` = 2 (an arm is played until its count doubles).
+
+    References
+    ----------
+    Azize & Basu, NeurIPS 2022, Algorithm 1 and Eq. (7); Theorem 6.
+    """
+    return dict(c=np.array([0.0, alpha, epsilon]), noise_scale=1.0 / epsilon, ratio=2.0)
+
+
+def _plan_adap(params, kl):
+    from kernels import episodic, indices
+
+    eps = _epsilon(params)
+    alpha = check_range("alpha", params.get("alpha", 3.1), 0.0, None)
+    k = adap_constants(eps, alpha)
+    name = "AdaP-KLUCB" if kl else "AdaP-UCB"
+    index = ("max{q ≥ x : kl(x, q) ≤ α ln t / n}, x = clip(m + α ln t / (ε n))" if kl
+             else "m + sqrt(α ln t / (2n)) + α ln t / (ε n)")
+    stages = [dict(index=index, alpha=alpha, episodes="doubling (1, 1, 2, 4, ...)",
+                   statistic="m = private mean of the last episode, n = its size",
+                   noise="Lap(1/ε) on each episode sum, drawn once when it ends",
+                   ties="uniformly random")]
+    privacy = laplace_claim(eps, "Azize & Basu, NeurIPS 2022, Theorem 6",
+                            "each episode's reward sum (episodes are disjoint)",
+                            k["noise_scale"])
+    return EpisodicPlan(indices.adap_klucb_index if kl else indices.adap_ucb_index, k["c"],
+                        k["ratio"], episodic.GEOMETRIC, episodic.LAST_EPISODE,
+                        k["noise_scale"], True, stages=stages, privacy=privacy,
+                        notes={"algorithm_reading": f"{name}: docs/fidelity.md"})
+
+
+def plan_adap_ucb(params, arms, horizon):
+    """AdaP-UCB (Azize & Basu, NeurIPS 2022, Algorithm 1 with Eq. (7), first index)."""
+    return _plan_adap(params, kl=False)
+
+
+def plan_adap_klucb(params, arms, horizon):
+    """AdaP-KLUCB (Azize & Basu, NeurIPS 2022, Algorithm 1 with Eq. (7), second index)."""
+    return _plan_adap(params, kl=True)
+
+
+def dp_klucb_constants(epsilon, alpha):
+    """Constants of DP-KLUCB / DP-IMED (provisional reading).
+
+    Returns
+    -------
+    dict
+        ``c`` = [0, ε] (the indices use d_ε with this ε); ``noise_scale`` =
+        1/ε on each episode's reward sum, added to the arm's running private
+        sum; ``ratio`` = α (an arm is played until its count reaches ⌈α N⌉).
+
+    References
+    ----------
+    Azize, Wu, Honda, Orabona, Ito & Basu, NeurIPS 2025 (DP-KLUCB, DP-IMED).
+    """
+    return dict(c=np.array([0.0, epsilon]), noise_scale=1.0 / epsilon, ratio=alpha)
+
+
+def _plan_dp_kl(params, imed):
+    from kernels import episodic, indices
+
+    eps = _epsilon(params)
+    alpha = check_range("alpha", params.get("alpha", 2.0), 1.0, None)
+    grid = bool(params.get("grid", False))
+    k = dp_klucb_constants(eps, alpha)
+    index = ("argmin N d_ε(x, x*) + ln N, x = clip(S̃/N), x* = max clip(S̃_b/N_b)" if imed
+             else "max{μ ≥ x : d_ε(x, μ) ≤ ln t / N}, x = clip(S̃/N)")
+    episodes = (f"per-arm grid ⌈α^k⌉, α = {alpha:g}" if grid
+                else f"until N reaches ⌈α N⌉, α = {alpha:g}")
+    stages = [dict(index=index, alpha=alpha, episodes=episodes,
+                   statistic="S̃ = running sum of the episode sums, each + Lap(1/ε)",
+                   noise="Lap(1/ε) on each episode sum", ties="uniformly random",
+                   provisional="index and estimator read from the authors' slides and a "
+                               "sibling paper; see docs/fidelity.md")]
+    privacy = laplace_claim(eps, _AZIZE_2025 + " (privacy of the episode sums)",
+                            "each episode's reward sum (episodes are disjoint)",
+                            k["noise_scale"])
+    return EpisodicPlan(indices.dp_imed_index if imed else indices.dp_klucb_index, k["c"],
+                        k["ratio"], episodic.GRID if grid else episodic.GEOMETRIC,
+                        episodic.CUMULATIVE, k["noise_scale"], True, stages=stages,
+                        privacy=privacy,
+                        notes={"provisional": "DP-KLUCB/DP-IMED are specified from "
+                                              "secondary sources (docs/fidelity.md)"})
+
+
+def plan_dp_klucb(params, arms, horizon):
+    """DP-KLUCB, provisional (Azize et al., NeurIPS 2025)."""
+    return _plan_dp_kl(params, imed=False)
+
+
+def plan_dp_imed(params, arms, horizon):
+    """DP-IMED, provisional (Azize et al., NeurIPS 2025)."""
+    return _plan_dp_kl(params, imed=True)
+
+
+# ----------------------------------------------------- Thompson-sampling plans
+
+def log_factor(log2):
+    """LOG(x) = factor · ln x: 1/ln 2 for log₂, 1 for the natural log."""
+    return 1.0 / math.log(2.0) if log2 else 1.0
+
+
+def lazy_dp_ts_constants(epsilon, log2=False):
+    """Constants of Lazy-DP-TS.
+
+    Returns
+    -------
+    dict
+        ``c_shift`` = 3/ε of the shift υ = 3 LOG(t)/(ε O); ``noise_scale`` =
+        1/ε on each chunk sum (sensitivity 1); ``log_factor``.
+
+    References
+    ----------
+    Hu & Hegde, UAI 2022, Algorithm 2 (lines of the shift and of the chunk
+    release) and Theorem 3.
+    """
+    return dict(c_shift=3.0 / epsilon, noise_scale=1.0 / epsilon, log_factor=log_factor(log2))
+
+
+def dp_ts_constants(epsilon, log2=True):
+    """Constants of DP-TS.
+
+    Returns
+    -------
+    dict
+        ``c_shift`` = 6√8/ε of υ = 6√8 LOG(O + 1) LOG(t)/(ε O) (the radical
+        covers the 8 only); ``chunk_scale`` = 1/(0.5ε) = 2/ε on the initial
+        reward and on each completed epoch's sum; ``node_scale`` = 2/ε: in
+        epoch r the binary mechanism, bounded by 2^(r+1) items at privacy
+        0.5ε, adds Lap(log₂(2^(r+1))/(0.5ε)) = Lap(2(r+1)/ε) to each node;
+        ``log_factor``.
+
+    References
+    ----------
+    Hu & Hegde, UAI 2022, Algorithm 1, Section 3.1, Appendix B, Theorem 1;
+    Chan, Shi & Song (2011), Theorem 3.5.
+    """
+    return dict(c_shift=6.0 * math.sqrt(8.0) / epsilon, chunk_scale=2.0 / epsilon,
+                node_scale=2.0 / epsilon, log_factor=log_factor(log2))
+
+
+@dataclass
+class LazyDpTsPlan:
+    """Plan for :func:`kernels.thompson.run_lazy_dp_ts_shard`."""
+
+    c_shift: float
+    noise_scale: float
+    log_factor: float
+    shard_runs: int = 1
+    stages: list = field(default_factory=list)
+    privacy: dict = None
+
+    def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
+                  out_regret, out_pulls, out_elim):
+        """Simulate one shard of runs into the output rows."""
+        from kernels.thompson import run_lazy_dp_ts_shard
+
+        run_lazy_dp_ts_shard(rng, gaps, rcode, rpar, horizon, self.c_shift, self.noise_scale,
+                             self.log_factor, checkpoints, out_regret, out_pulls, out_elim)
+
+
+@dataclass
+class DpTsPlan:
+    """Plan for :func:`kernels.thompson.run_dp_ts_shard`."""
+
+    c_shift: float
+    chunk_scale: float
+    node_scale: float
+    log_factor: float
+    shard_runs: int = 1
+    stages: list = field(default_factory=list)
+    privacy: dict = None
+
+    def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
+                  out_regret, out_pulls, out_elim):
+        """Simulate one shard of runs into the output rows."""
+        from kernels.thompson import run_dp_ts_shard
+
+        run_dp_ts_shard(rng, gaps, rcode, rpar, horizon, self.c_shift, self.chunk_scale,
+                        self.node_scale, self.log_factor, checkpoints, out_regret, out_pulls,
+                        out_elim)
+
+
+def plan_lazy_dp_ts(params, arms, horizon):
+    """Lazy-DP-TS (Hu & Hegde, UAI 2022, Algorithm 2); LOG = ln unless ``log2``."""
+    eps = _epsilon(params)
+    log2 = bool(params.get("log2", False))
+    k = lazy_dp_ts_constants(eps, log2)
+    stages = [dict(shift="3 LOG(t) / (ε O)", log="log2" if log2 else "ln",
+                   chunks="O = 1 (initial pull), 2, 4, 8, ... fresh rewards per arm",
+                   noise="Lap(1/ε) on each chunk sum", posterior="Beta(m̄ O + 1, (1 − m̄) O + 1)")]
+    privacy = laplace_claim(eps, "Hu & Hegde, UAI 2022, Theorem 3",
+                            "each chunk's reward sum (chunks are disjoint)", k["noise_scale"])
+    return LazyDpTsPlan(k["c_shift"], k["noise_scale"], k["log_factor"],
+                        per_round_shard_runs(horizon), stages, privacy)
+
+
+def plan_dp_ts(params, arms, horizon):
+    """DP-TS (Hu & Hegde, UAI 2022, Algorithm 1); LOG = log₂ unless ``log2`` is false."""
+    eps = _epsilon(params)
+    log2 = bool(params.get("log2", True))
+    k = dp_ts_constants(eps, log2)
+    stages = [dict(shift="6 √8 LOG(O + 1) LOG(t) / (ε O)", log="log2" if log2 else "ln",
+                   epochs="epoch r of an arm holds 2^(r+1) rewards",
+                   noise="Lap(2/ε) per completed epoch sum; binary mechanism in the "
+                         "current epoch r, Lap(2(r+1)/ε) per node, drawn once per node")]
+    privacy = laplace_claim(eps, "Hu & Hegde, UAI 2022, Theorem 1",
+                            "each completed epoch's reward sum (ε/2) and the nodes of the "
+                            "binary mechanism of the current epoch (ε/2)", k["chunk_scale"],
+                            node_scale=f"{k['node_scale']:g} (r + 1) in epoch r",
+                            composition="ε/2 + ε/2 (basic composition)")
+    return DpTsPlan(k["c_shift"], k["chunk_scale"], k["node_scale"], k["log_factor"],
+                    per_round_shard_runs(horizon), stages, privacy)
+
+
+# ---------------------------------------------------------------- declarations
+
+SPECS = {
+    "adap-ucb": dict(
+        summary="AdaP-UCB: doubling episodes, UCB on the last episode's Laplace mean",
+        trust="central ε-DP",
+        reference="Azize & Basu, NeurIPS 2022, Algorithm 1, Eq. (7)",
+        params={"epsilon": None, "alpha": 3.1},
+        provisional=False,
+        reward_models=ALL_REWARDS,
+    ),
+    "adap-klucb": dict(
+        summary="AdaP-KLUCB: doubling episodes, KL-UCB on the last episode's Laplace mean",
+        trust="central ε-DP",
+        reference="Azize & Basu, NeurIPS 2022, Algorithm 1, Eq. (7)",
+        params={"epsilon": None, "alpha": 3.1},
+        provisional=False,
+        reward_models=ALL_REWARDS,
+    ),
+    "dp-klucb": dict(
+        summary="DP-KLUCB: geometric episodes (ratio alpha), d_eps-UCB on a cumulative "
+                "Laplace mean",
+        trust="central ε-DP",
+        reference=_AZIZE_2025 + ", DP-KLUCB",
+        params={"epsilon": None, "alpha": 2.0, "grid": False},
+        provisional=True,
+        reward_models=BERNOULLI_ONLY,
+    ),
+    "dp-imed": dict(
+        summary="DP-IMED: geometric episodes (ratio alpha), IMED with d_eps on a cumulative "
+                "Laplace mean",
+        trust="central ε-DP",
+        reference=_AZIZE_2025 + ", DP-IMED",
+        params={"epsilon": None, "alpha": 2.0, "grid": False},
+        provisional=True,
+        reward_models=BERNOULLI_ONLY,
+    ),
+    "lazy-dp-ts": dict(
+        summary="Lazy-DP-TS: Thompson sampling per round on Laplace means of chunks of 2^r "
+                "fresh rewards",
+        trust="central ε-DP",
+        reference="Hu & Hegde, UAI 2022, Algorithm 2",
+        params={"epsilon": None, "log2": False},
+        provisional=False,
+        reward_models=BERNOULLI_ONLY,
+    ),
+    "dp-ts": dict(
+        summary="DP-TS: Thompson sampling per pull on a private sum (Laplace per epoch + "
+                "binary mechanism)",
+        trust="central ε-DP",
+        reference="Hu & Hegde, UAI 2022, Algorithm 1",
+        params={"epsilon": None, "log2": True},
+        provisional=False,
+        reward_models=BERNOULLI_ONLY,
+    ),
+}
+
+PLANS = {
+    "adap-ucb": plan_adap_ucb,
+    "adap-klucb": plan_adap_klucb,
+    "dp-klucb": plan_dp_klucb,
+    "dp-imed": plan_dp_imed,
+    "lazy-dp-ts": plan_lazy_dp_ts,
+    "dp-ts": plan_dp_ts,
+}
+
+
+__all__ = ["SPECS", "PLANS", "EpisodicPlan", "LazyDpTsPlan", "DpTsPlan",
+           "adap_constants", "dp_klucb_constants", "lazy_dp_ts_constants", "dp_ts_constants",
+           "plan_adap_ucb", "plan_adap_klucb", "plan_dp_klucb", "plan_dp_imed",
+           "plan_lazy_dp_ts", "plan_dp_ts"]

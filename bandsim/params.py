@@ -43,6 +43,8 @@ class Param:
         whether the bounds are excluded.
     integer : bool
         Integer-valued (bounds inclusive).
+    boolean : bool
+        A switch (true/false, 1/0, yes/no).
     unit : str
         What the number means, e.g. ``ε per batch``.
     help : str
@@ -56,6 +58,7 @@ class Param:
     lo_open: bool = True
     hi_open: bool = True
     integer: bool = False
+    boolean: bool = False
     unit: str = ""
     help: str = ""
 
@@ -73,6 +76,8 @@ class Param:
 
     def range_text(self):
         """The allowed range as text, e.g. ``(0, 1)`` or ``integer ≥ 1``."""
+        if self.boolean:
+            return "true or false"
         if self.integer:
             return f"integer ≥ {self.lo:g}" + (f" and ≤ {self.hi:g}" if self.hi is not None else "")
         lo = "-inf" if self.lo is None else f"{self.lo:g}"
@@ -84,6 +89,8 @@ class Param:
             return "required"
         if isinstance(self.default, Derived):
             return self.default.label
+        if self.boolean:
+            return str(bool(self.default)).lower()
         return f"{self.default:g}" if isinstance(self.default, (int, float)) else str(self.default)
 
     def validate(self, value):
@@ -92,6 +99,8 @@ class Param:
         Non-finite values are refused unless the range is unbounded on that
         side and explicitly allows it (it never does here).
         """
+        if self.boolean:
+            return parse_bool(self.name, value)
         if self.integer:
             lo = -math.inf if self.lo is None else self.lo
             return check_int(self.name, value, int(lo), None if self.hi is None else int(self.hi))
@@ -99,6 +108,18 @@ class Param:
         if not math.isfinite(x):
             raise ConfigError(self.name, value, f"must be a finite number in {self.range_text()}")
         return x
+
+
+def parse_bool(name, value):
+    """True/False from a bool, 0/1 or the words true/false/yes/no/on/off (ConfigError else)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(name, value, "must be true or false")
 
 
 def resolve(params, given, horizon, owner):

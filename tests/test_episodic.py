@@ -21,8 +21,9 @@ from numba import njit
 from scipy import optimize, stats
 
 from bandsim.algorithms import episodic as EP
-from kernels import episodic as E
-from kernels import indices as I
+from bandsim.kernels import episodic as E
+from bandsim.registry import get_algorithm
+from bandsim.kernels import indices as I
 from tests import reference as R
 from tests.conftest import ALPHA
 from tests.stats import chi2_two_sample
@@ -266,9 +267,14 @@ def test_adap_episodes_double_and_the_horizon_cuts_the_last_one():
     assert counts[last[0]] & (counts[last[0]] - 1) != 0  # 3000 is not a power-of-two split
 
 
+def _defaults(name):
+    """The declared defaults of an algorithm's parameters (ε left out: it is required)."""
+    return {p.name: p.default for p in get_algorithm(name).params if not p.required}
+
+
 @pytest.mark.parametrize("name", list(EP.PLANS))
 def test_sparse_checkpoints_equal_the_dense_path(name):
-    params = {k: v for k, v in EP.SPECS[name]["params"].items() if v is not None}
+    params = _defaults(name)
     plan = EP.PLANS[name]({**params, "epsilon": 0.7}, 3, 2000)
     dense = np.arange(1, 2001)
     sparse = np.array([1, 2, 3, 4, 17, 500, 1023, 1024, 1999, 2000])
@@ -285,7 +291,7 @@ def test_sparse_checkpoints_equal_the_dense_path(name):
 
 @pytest.mark.parametrize("name", list(EP.PLANS))
 def test_a_horizon_shorter_than_the_initial_pulls(name):
-    params = {k: v for k, v in EP.SPECS[name]["params"].items() if v is not None}
+    params = _defaults(name)
     plan = EP.PLANS[name]({**params, "epsilon": 1.0}, 4, 3)
     out, pulls, elim = _engine(plan, [0.2, 0.9, 0.5, 0.6], 3, 4, [1, 2, 3])
     assert pulls.tolist() == [[1, 1, 1, 0]] * 4
@@ -298,12 +304,12 @@ def test_a_horizon_shorter_than_the_initial_pulls(name):
 @pytest.mark.parametrize("name", list(EP.PLANS))
 def test_every_plan_states_laplace_one_over_epsilon_on_sums_of_sensitivity_one(name):
     eps = 0.37
-    params = {k: v for k, v in EP.SPECS[name]["params"].items() if v is not None}
+    params = _defaults(name)
     plan = EP.PLANS[name]({**params, "epsilon": eps}, 5, 10**6)
     claim = plan.privacy
     assert claim["sensitivity"] == 1.0 and claim["epsilon"] == eps
     assert claim["guarantee"].startswith("ε-DP")
-    assert EP.SPECS[name]["trust"] == "central ε-DP"
+    assert get_algorithm(name).trust == "central ε-DP"
     if name == "dp-ts":
         # ε/2 on the completed epochs, ε/2 on the binary mechanism of the current one
         assert plan.chunk_scale == pytest.approx(1 / (0.5 * eps))
@@ -327,7 +333,7 @@ def test_the_episode_noise_the_engine_adds_is_laplace_one_over_epsilon(name):
     # L_1 − L_0 > 1, whose probability pins the Laplace scale down
     eps, runs = 1.0, 100_000
     for factor, accept in ((1.0, True), (1.3, False)):
-        params = {k: v for k, v in EP.SPECS[name]["params"].items() if v is not None}
+        params = _defaults(name)
         plan = EP.PLANS[name]({**params, "epsilon": eps * factor}, 2, 3)
         plan.index = _greedy
         _, pulls, _ = _engine(plan, [1.0, 0.0], 3, runs, [3], seed=11)

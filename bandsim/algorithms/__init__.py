@@ -13,11 +13,12 @@
 Look algorithms up through :mod:`bandsim.registry`.
 """
 from ..registry import register
-from . import arm_elimination, elimination, per_step, svt
+from . import arm_elimination, elimination, episodic, per_step, svt
 from .base import Plan
 
 register(*per_step.ALGORITHMS[:2], elimination.ALGORITHMS[0], per_step.ALGORITHMS[2],
          elimination.ALGORITHMS[1], *svt.ALGORITHMS, arm_elimination.SDP_AE,
          arm_elimination.VB_SDP_AE, *elimination.ALGORITHMS[2:])
+episodic.register()
 
 __all__ = ["Plan"]

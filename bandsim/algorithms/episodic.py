@@ -24,8 +24,9 @@ binary mechanism), so each algorithm is ε-DP in the central model.
 Every plan has ``run_shard(rng, gaps, rcode, rpar, horizon, checkpoints,
 out_regret, out_pulls, out_elim)``, a ``stages`` list (reports), ``shard_runs``
 and ``privacy`` (the claim, copied into the result's configuration).
-:data:`SPECS` declares the algorithms for the registry; :data:`PLANS` maps
-each name to its ``plan_<name>(params, arms, horizon)``.
+:data:`ALGORITHMS` declares them through the public plug-in API
+(:class:`bandsim.Algorithm`); :data:`PLANS` maps each name to its
+``plan_<name>(params, arms, horizon)``.
 
 References
 ----------
@@ -44,6 +45,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import check_range
+from ..params import EPSILON, Param
+from ..registry import Algorithm
 
 #: Runs per shard of the episodic engine (O(K log T) work per run).
 EPISODIC_SHARD_RUNS = 64
@@ -115,7 +118,7 @@ class EpisodicPlan:
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
         """Simulate one shard of runs into the output rows."""
-        from kernels.episodic import run_shard
+        from ..kernels.episodic import run_shard
 
         run_shard(rng, gaps, rcode, rpar, horizon, self.index, self.c, self.ratio, self.rule,
                   self.estimator, self.noise_scale, self.tie_random, checkpoints,
@@ -141,7 +144,7 @@ def adap_constants(epsilon, alpha):
 
 
 def _plan_adap(params, kl):
-    from kernels import episodic, indices
+    from ..kernels import episodic, indices
 
     eps = _epsilon(params)
     alpha = check_range("alpha", params.get("alpha", 3.1), 0.0, None)
@@ -190,7 +193,7 @@ def dp_klucb_constants(epsilon, alpha):
 
 
 def _plan_dp_kl(params, imed):
-    from kernels import episodic, indices
+    from ..kernels import episodic, indices
 
     eps = _epsilon(params)
     alpha = check_range("alpha", params.get("alpha", 2.0), 1.0, None)
@@ -286,7 +289,7 @@ class LazyDpTsPlan:
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
         """Simulate one shard of runs into the output rows."""
-        from kernels.thompson import run_lazy_dp_ts_shard
+        from ..kernels.thompson import run_lazy_dp_ts_shard
 
         run_lazy_dp_ts_shard(rng, gaps, rcode, rpar, horizon, self.c_shift, self.noise_scale,
                              self.log_factor, checkpoints, out_regret, out_pulls, out_elim)
@@ -307,7 +310,7 @@ class DpTsPlan:
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
         """Simulate one shard of runs into the output rows."""
-        from kernels.thompson import run_dp_ts_shard
+        from ..kernels.thompson import run_dp_ts_shard
 
         run_dp_ts_shard(rng, gaps, rcode, rpar, horizon, self.c_shift, self.chunk_scale,
                         self.node_scale, self.log_factor, checkpoints, out_regret, out_pulls,
@@ -348,61 +351,6 @@ def plan_dp_ts(params, arms, horizon):
 
 # ---------------------------------------------------------------- declarations
 
-SPECS = {
-    "adap-ucb": dict(
-        summary="AdaP-UCB: doubling episodes, UCB on the last episode's Laplace mean",
-        trust="central ε-DP",
-        reference="Azize & Basu, NeurIPS 2022, Algorithm 1, Eq. (7)",
-        params={"epsilon": None, "alpha": 3.1},
-        provisional=False,
-        reward_models=ALL_REWARDS,
-    ),
-    "adap-klucb": dict(
-        summary="AdaP-KLUCB: doubling episodes, KL-UCB on the last episode's Laplace mean",
-        trust="central ε-DP",
-        reference="Azize & Basu, NeurIPS 2022, Algorithm 1, Eq. (7)",
-        params={"epsilon": None, "alpha": 3.1},
-        provisional=False,
-        reward_models=ALL_REWARDS,
-    ),
-    "dp-klucb": dict(
-        summary="DP-KLUCB: geometric episodes (ratio alpha), d_eps-UCB on a cumulative "
-                "Laplace mean",
-        trust="central ε-DP",
-        reference=_AZIZE_2025 + ", DP-KLUCB",
-        params={"epsilon": None, "alpha": 2.0, "grid": False},
-        provisional=True,
-        reward_models=BERNOULLI_ONLY,
-    ),
-    "dp-imed": dict(
-        summary="DP-IMED: geometric episodes (ratio alpha), IMED with d_eps on a cumulative "
-                "Laplace mean",
-        trust="central ε-DP",
-        reference=_AZIZE_2025 + ", DP-IMED",
-        params={"epsilon": None, "alpha": 2.0, "grid": False},
-        provisional=True,
-        reward_models=BERNOULLI_ONLY,
-    ),
-    "lazy-dp-ts": dict(
-        summary="Lazy-DP-TS: Thompson sampling per round on Laplace means of chunks of 2^r "
-                "fresh rewards",
-        trust="central ε-DP",
-        reference="Hu & Hegde, UAI 2022, Algorithm 2",
-        params={"epsilon": None, "log2": False},
-        provisional=False,
-        reward_models=BERNOULLI_ONLY,
-    ),
-    "dp-ts": dict(
-        summary="DP-TS: Thompson sampling per pull on a private sum (Laplace per epoch + "
-                "binary mechanism)",
-        trust="central ε-DP",
-        reference="Hu & Hegde, UAI 2022, Algorithm 1",
-        params={"epsilon": None, "log2": True},
-        provisional=False,
-        reward_models=BERNOULLI_ONLY,
-    ),
-}
-
 PLANS = {
     "adap-ucb": plan_adap_ucb,
     "adap-klucb": plan_adap_klucb,
@@ -413,7 +361,98 @@ PLANS = {
 }
 
 
-__all__ = ["SPECS", "PLANS", "EpisodicPlan", "LazyDpTsPlan", "DpTsPlan",
+ALPHA_ADAP = Param("alpha", 3.1, lo=0.0, unit="exponent",
+                   help="optimism exponent α of AdaP-UCB/KLUCB (theory: α > 3)")
+ALPHA_RATIO = Param("alpha", 2.0, lo=1.0, unit="ratio",
+                    help="episode ratio α > 1 of DP-KLUCB/DP-IMED (provisional default 2)")
+GRID = Param("grid", False, boolean=True, help="per-arm episode grid ⌈α^k⌉ instead of ⌈αN⌉")
+
+
+def _log2(default):
+    return Param("log2", default, boolean=True, help="LOG = log₂ (true) or ln (false)")
+
+
+def _declare(name, summary, source, params, plan, rewards, provisional=False, family=None):
+    mech = "dp-ts-composition" if name == "dp-ts" else "laplace"
+    return Algorithm(name=name, summary=summary, trust="central ε-DP", source=source,
+                     params=params, plan=plan, engine="episodic" if "ts" not in name
+                     else "per-round", mechanism=mech, rewards=rewards,
+                     provisional=provisional, family=family)
+
+
+AZIZE_BASU = "Azize & Basu (NeurIPS 2022), Algorithm 1, Eq. (7)"
+HU_HEGDE = "Hu & Hegde (UAI 2022)"
+ALGORITHMS = (
+    _declare("adap-ucb", "AdaP-UCB: doubling episodes, UCB on the last episode's Laplace mean",
+             AZIZE_BASU, (EPSILON, ALPHA_ADAP), plan_adap_ucb, ALL_REWARDS, family="ucb"),
+    _declare("adap-klucb", "AdaP-KLUCB: doubling episodes, KL-UCB on the last episode's "
+             "Laplace mean", AZIZE_BASU, (EPSILON, ALPHA_ADAP), plan_adap_klucb, ALL_REWARDS,
+             family="ucb"),
+    _declare("dp-klucb", "DP-KLUCB: geometric episodes (ratio α), d_ε-UCB on a cumulative "
+             "Laplace mean", "Azize et al. (NeurIPS 2025), DP-KLUCB",
+             (EPSILON, ALPHA_RATIO, GRID), plan_dp_klucb, BERNOULLI_ONLY, provisional=True,
+             family="ucb"),
+    _declare("dp-imed", "DP-IMED: geometric episodes (ratio α), IMED with d_ε on a "
+             "cumulative Laplace mean", "Azize et al. (NeurIPS 2025), DP-IMED",
+             (EPSILON, ALPHA_RATIO, GRID), plan_dp_imed, BERNOULLI_ONLY, provisional=True,
+             family="ucb"),
+    _declare("lazy-dp-ts", "Lazy-DP-TS: Thompson sampling on Laplace means of chunks of 2^r "
+             "fresh rewards", f"{HU_HEGDE}, Algorithm 2", (EPSILON, _log2(False)),
+             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts"),
+    _declare("dp-ts", "DP-TS: Thompson sampling on a private sum (Laplace per epoch + binary "
+             "mechanism)", f"{HU_HEGDE}, Algorithm 1", (EPSILON, _log2(True)), plan_dp_ts,
+             BERNOULLI_ONLY, family="ts"),
+)
+
+
+def _dp_ts_batch(n, epsilon):
+    """DP-TS's releases: Lap(2/ε) on epoch sums (ε/2) and the binary mechanism (ε/2)."""
+    from ..kernels import codes
+    from ..mechanisms import SumBatch
+
+    return SumBatch("dp-ts-composition", int(n), (2.0 / epsilon,), (), codes.NONE,
+                    dict(guarantee="ε-DP, central (global)", epsilon=epsilon,
+                         theorem=f"{HU_HEGDE}, Theorem 1"), f"{HU_HEGDE}, Theorem 1")
+
+
+def _audit_dp_ts(batch, algorithm, fold_max=None):
+    """DP-TS as a composition: the epoch sums' Laplace, and r + 1 nodes of the binary
+    mechanism in epoch r (each Lap(2(r + 1)/ε)), audited exactly and added up."""
+    from ..privacy.audit import AuditReport, Row, audit_laplace
+
+    eps = batch.privacy["epsilon"]
+    epoch = audit_laplace(2.0 / eps, eps / 2, batch.n, algorithm=algorithm)
+    rows = [Row("ε of an epoch sum (Lap(2/ε))", eps / 2, epoch.rows[0].exact, 1e-12,
+                short="ε epoch")]
+    worst = 0.0
+    for r in range(0, 40):  # epochs r = 0 … 39 (2^40 pulls of one arm)
+        node = audit_laplace(2.0 * (r + 1) / eps, eps / (2 * (r + 1)), batch.n)
+        worst = max(worst, (r + 1) * node.rows[0].exact)
+    rows.append(Row("ε of the binary mechanism (r + 1 nodes, worst epoch r)", eps / 2, worst,
+                    1e-12, short="ε tree"))
+    rows.append(Row("ε total (basic composition)", eps, rows[0].exact + worst, 1e-12,
+                    short="ε"))
+    view = ("a reward enters one epoch sum + Lap(2/ε) and at most r + 1 nodes of the binary "
+            "mechanism of its epoch, each + Lap(2(r + 1)/ε); sensitivity 1 each")
+    return AuditReport(algorithm, f"ε-DP, central ({HU_HEGDE}, Theorem 1)", view,
+                       dict(n=batch.n, epsilon=eps, noise="Lap(2/ε), Lap(2(r+1)/ε)"), rows, 2,
+                       [], 0.0)
+
+
+def register():
+    """Register the mechanism of DP-TS and the six algorithms (the public plug-in API)."""
+    from ..kernels import codes
+    from ..registry import Mechanism, register as add
+
+    add(Mechanism("dp-ts-composition", "Laplace on epoch sums + binary mechanism in the "
+                  "current epoch", f"{HU_HEGDE}, Algorithm 1", "central ε-DP", "laplace",
+                  codes.NONE, _dp_ts_batch, audit=_audit_dp_ts,
+                  audit_points=lambda b, fold_max=None: 40 * 20001,
+                  samplers=("Generator.laplace",), family="engine"))
+    add(*ALGORITHMS)
+
+
+__all__ = ["ALGORITHMS", "PLANS", "EpisodicPlan", "LazyDpTsPlan", "DpTsPlan",
            "adap_constants", "dp_klucb_constants", "lazy_dp_ts_constants", "dp_ts_constants",
            "plan_adap_ucb", "plan_adap_klucb", "plan_dp_klucb", "plan_dp_imed",
            "plan_lazy_dp_ts", "plan_dp_ts"]

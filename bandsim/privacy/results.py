@@ -104,11 +104,14 @@ def result_privacy(algo, params, plan, horizon, audit=True):
         return claim
     try:
         n, s, k = _largest_batch(plan)
-    except (AttributeError, ValueError):
-        return claim
+    except (AttributeError, ValueError):  # no batch tables: one release of a sum
+        n, s, k = 1, None, None
     info = dict(batch_size=n, command=_command(algo, params, n, horizon))
     batch = spec.derive(n, params)
-    info["matches_plan"] = _matches_plan(batch, plan, s, k)
+    if s is not None:
+        info["matches_plan"] = _matches_plan(batch, plan, s, k)
+    elif getattr(plan, "noise_scale", None) is not None and batch.fpar:
+        info["matches_plan"] = bool(math.isclose(plan.noise_scale, batch.fpar[0]))
     limit = CHEAP_POINTS[1] if spec.kind in ("rdp", "zcdp") else CHEAP_POINTS[0]
     fold_max = min(A.FOLD_MAX, limit // 2)  # else H's window, if that is cheaper
     points = spec.audit_points(batch, fold_max) if spec.audit_points else 0

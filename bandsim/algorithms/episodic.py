@@ -372,12 +372,11 @@ def _log2(default):
     return Param("log2", default, boolean=True, help="LOG = log₂ (true) or ln (false)")
 
 
-def _declare(name, summary, source, params, plan, rewards, provisional=False, family=None):
-    mech = "dp-ts-composition" if name == "dp-ts" else "laplace"
+def _declare(name, summary, source, params, plan, rewards, provisional=False, family=None,
+             engine="episodic", mechanism="laplace"):
     return Algorithm(name=name, summary=summary, trust="central ε-DP", source=source,
-                     params=params, plan=plan, engine="episodic" if "ts" not in name
-                     else "per-round", mechanism=mech, rewards=rewards,
-                     provisional=provisional, family=family)
+                     params=params, plan=plan, engine=engine, mechanism=mechanism,
+                     rewards=rewards, provisional=provisional, family=family)
 
 
 AZIZE_BASU = "Azize & Basu (NeurIPS 2022), Algorithm 1, Eq. (7)"
@@ -398,10 +397,10 @@ ALGORITHMS = (
              family="ucb"),
     _declare("lazy-dp-ts", "Lazy-DP-TS: Thompson sampling on Laplace means of chunks of 2^r "
              "fresh rewards", f"{HU_HEGDE}, Algorithm 2", (EPSILON, _log2(False)),
-             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts"),
+             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts", engine="per-round"),
     _declare("dp-ts", "DP-TS: Thompson sampling on a private sum (Laplace per epoch + binary "
              "mechanism)", f"{HU_HEGDE}, Algorithm 1", (EPSILON, _log2(True)), plan_dp_ts,
-             BERNOULLI_ONLY, family="ts"),
+             BERNOULLI_ONLY, family="ts", engine="per-round", mechanism="dp-ts-composition"),
 )
 
 

@@ -1,0 +1,153 @@
+"""The house rules that keep bandsim simple, checked on the source tree.
+
+- kernel code (``kernels/``, installed as ``bandsim.kernels``) imports nothing
+  from the Python layer: only its own modules, the standard library, numpy
+  and numba;
+- the Python layer has no import cycles (module-level imports);
+- every package directory is listed in pyproject.toml (the wheel installs
+  nothing at the top level but ``bandsim``);
+- no module is longer than the design's limit;
+- nothing outside the registry looks algorithms up by name in a table.
+"""
+import ast
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNEL_OK = {"math", "numpy", "numba", "hashlib", "pathlib", "os", "types", "sys", "json",
+             "importlib", "__future__"}
+MAX_LINES = 600
+
+
+def imports(path):
+    """(level, module, names) of every import statement of a file, with its depth."""
+    tree = ast.parse(path.read_text())
+    out = []
+    for node in ast.walk(tree):
+        top = node in tree.body
+        if isinstance(node, ast.Import):
+            out += [(0, a.name, [], top) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            out.append((node.level, node.module or "", [a.name for a in node.names], top))
+    return out
+
+
+def test_kernels_import_nothing_from_the_python_layer():
+    bad = []
+    for f in sorted((ROOT / "kernels").glob("*.py")):
+        for level, mod, _, _ in imports(f):
+            if level > 1 or (level == 0 and mod.split(".")[0] not in KERNEL_OK):
+                bad.append(f"{f.name}: {'.' * level}{mod}")
+    assert not bad, bad
+
+
+def module_name(path):
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[0] == "kernels":
+        parts = ["bandsim", *parts]
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def resolve(current, is_pkg, level, mod):
+    if level == 0:
+        return mod
+    base = current.split(".")
+    base = base if is_pkg else base[:-1]
+    base = base[:len(base) - (level - 1)]
+    return ".".join(base + ([mod] if mod else []))
+
+
+def test_no_import_cycles():
+    files = sorted((ROOT / "bandsim").rglob("*.py")) + sorted((ROOT / "kernels").glob("*.py"))
+    names = {module_name(f): f for f in files}
+    graph = {}
+    for name, f in names.items():
+        edges = set()
+        for level, mod, items, top in imports(f):
+            if not top:
+                continue  # imports inside functions run late: not part of the import graph
+            target = resolve(name, f.name == "__init__.py", level, mod)
+            for cand in [f"{target}.{i}" for i in items] + [target]:
+                if cand in names and cand != name:
+                    edges.add(cand)
+                    break
+        graph[name] = edges
+    # Tarjan's strongly connected components
+    index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
+    sys.setrecursionlimit(10_000)
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                sccs.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    assert not sccs, sccs
+
+
+def test_pyproject_lists_every_package_and_nothing_else_at_the_top_level():
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(conf["packages"])
+    found = {module_name(p / "__init__.py") for p in (ROOT / "bandsim").rglob("*")
+             if (p / "__init__.py").exists()} | {"bandsim", "bandsim.kernels"}
+    assert listed == found
+    assert all(p == "bandsim" or p.startswith("bandsim.") for p in listed)
+    assert conf["package-dir"] == {"bandsim.kernels": "kernels"}
+
+
+def test_no_module_is_too_long():
+    long = [f"{f.relative_to(ROOT)} ({n} lines)" for f in
+            list((ROOT / "bandsim").rglob("*.py")) + list((ROOT / "kernels").glob("*.py"))
+            if (n := len(f.read_text().splitlines())) > MAX_LINES]
+    assert not long, long
+
+
+def test_nothing_outside_the_registry_compares_algorithm_names():
+    from bandsim.registry import algorithms, mechanisms
+
+    # algorithm names, and the mechanism names that are not also plain words
+    # ("local", "laplace", "none" are a backend and privacy kinds too)
+    names = set(algorithms()) | {m for m in mechanisms() if "-" in m}
+    pattern = re.compile(r"""(==|!=|\bin)\s*\(?\s*["']([a-z0-9-]+)["']""")
+    hits = []
+    for f in (ROOT / "bandsim").rglob("*.py"):
+        if f.name == "registry.py":
+            continue
+        for i, line in enumerate(f.read_text().splitlines(), 1):
+            for m in pattern.finditer(line):
+                if m.group(2) in names:
+                    hits.append(f"{f.relative_to(ROOT)}:{i}: {line.strip()}")
+    assert not hits, hits
+
+
+def test_version_has_one_source():
+    import bandsim
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" in conf["project"]["dynamic"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", bandsim.__version__)
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")

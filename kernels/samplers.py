@@ -70,7 +70,10 @@ SAMPLERS = {
     "uniform": "Numba Generator.random (53-bit float from the bit generator)",
     "normal": "Numba Generator.standard_normal (NumPy's 256-layer ziggurat)",
     "exponential": "Numba Generator.standard_exponential (NumPy's 256-layer ziggurat)",
+    "integers": "Numba Generator.integers (Lemire's bounded integers)",
     "laplace": "Numba Generator.laplace (inversion of one uniform)",
+    "gamma": "Numba Generator.gamma (Marsaglia–Tsang for shape ≥ 1, NumPy's rejection "
+             "method below)",
     "binomial": "Numba Generator.binomial (inversion for min(p, 1 − p) n ≤ 30, BTPE above)",
     "poisson": "Numba Generator.poisson (multiplication for λ < 10, PTRS above), λ ≤ 2^52",
     "geometric": "Numba Generator.geometric (search for q ≥ 1/3, inversion of an exponential "

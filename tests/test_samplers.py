@@ -45,10 +45,20 @@ Fail closed: a Hypothesis property test draws random valid parameters (every
 output an int64 of magnitude < 2^53) and random invalid ones (NaN, ±inf,
 ≤ 0, β ≥ 1, q ∉ [2^−46, 1], rates beyond 2^52): ``ValueError`` naming the
 parameter.
-"""
-import math
-import sys
 
+Golden draws: 20 fixed-seed draws of each sampler and of the Numba
+``Generator`` methods the kernels use, stored per Numba version (major.minor)
+in ``tests/data/golden_draws.json``; ``python -m tests.test_samplers
+--update-golden`` records them for the installed version.
+"""
+import json
+import math
+import re
+import sys
+import zlib
+from pathlib import Path
+
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -64,6 +74,7 @@ N = 2_000_000
 MIN_EXPECTED = 50
 CELLS = 30
 MIN_POWER = 0.999
+GOLDEN = Path(__file__).parent / "data" / "golden_draws.json"
 
 POLYA, DLAP, DLAP_SUM, SKELLAM, DGAUSS = 0, 1, 2, 3, 4
 CODE = {"polya": POLYA, "discrete_laplace": DLAP, "discrete_laplace_sum": DLAP_SUM,
@@ -372,6 +383,124 @@ def test_polya_rate_beyond_two_to_the_52_raises():
         _draw(np.random.default_rng(0), POLYA, 1e4, 1 - 2.0**-52, 1)
 
 
+# --- golden draws -----------------------------------------------------------
+
+#: name → (kind, code, a, b): a Generator method the kernels use (``int`` or
+#: ``float`` result; code of :func:`_method`), or a sampler of
+#: :mod:`kernels.samplers` (code and arguments of :func:`_draw`).
+GOLDEN_CASES = {
+    "binomial(20, 0.4)": ("int", 0, 20.0, 0.4),        # inversion
+    "binomial(1000, 0.3)": ("int", 0, 1000.0, 0.3),    # BTPE
+    "binomial(10**6, 0.9)": ("int", 0, 1e6, 0.9),      # BTPE on 1 − p
+    "poisson(3.5)": ("int", 1, 3.5, 0.0),              # multiplication
+    "poisson(1e4)": ("int", 1, 1e4, 0.0),              # PTRS
+    "geometric(0.5)": ("int", 2, 0.5, 0.0),            # search
+    "geometric(0.01)": ("int", 2, 0.01, 0.0),          # inversion
+    "negative_binomial(7, 0.2)": ("int", 3, 7.0, 0.2),
+    "integers(0, 1000)": ("int", 4, 1000.0, 0.0),
+    "random()": ("float", 5, 0.0, 0.0),
+    "standard_normal()": ("float", 6, 0.0, 0.0),
+    "standard_exponential()": ("float", 7, 0.0, 0.0),
+    "laplace(0, 1)": ("float", 8, 0.0, 0.0),
+    "gamma(0.25, 2)": ("float", 9, 0.25, 2.0),
+    "gamma(3, 1)": ("float", 9, 3.0, 1.0),
+    "polya(1/64, 0.95)": ("sampler", POLYA, 1 / 64, 0.95),
+    "polya(0.25, 0.8)": ("sampler", POLYA, 0.25, 0.8),
+    "discrete_laplace(b=2)": ("sampler", DLAP, q_of(2.0), 0.0),
+    "discrete_laplace(b=25)": ("sampler", DLAP, q_of(25.0), 0.0),
+    "discrete_laplace_sum(10, b=4)": ("sampler", DLAP_SUM, q_of(4.0), 10.0),
+    "skellam(0.3)": ("sampler", SKELLAM, 0.3, 0.0),
+    "skellam(250)": ("sampler", SKELLAM, 250.0, 0.0),
+    "discrete_gaussian(0.4)": ("sampler", DGAUSS, 0.4, 0.0),
+    "discrete_gaussian(1e4)": ("sampler", DGAUSS, 1e4, 0.0),
+}
+GOLDEN_SIZE = 20
+GOLDEN_SEED = 20250101
+
+
+@njit
+def _method(rng, which, a, b, size):
+    """``size`` draws of one Generator method, as float64 (integers below 2^53 are exact)."""
+    out = np.empty(size)
+    for i in range(size):
+        if which == 0:
+            out[i] = rng.binomial(np.int64(a), b)
+        elif which == 1:
+            out[i] = rng.poisson(a)
+        elif which == 2:
+            out[i] = rng.geometric(a)
+        elif which == 3:
+            out[i] = rng.negative_binomial(np.int64(a), b)
+        elif which == 4:
+            out[i] = rng.integers(0, np.int64(a))
+        elif which == 5:
+            out[i] = rng.random()
+        elif which == 6:
+            out[i] = rng.standard_normal()
+        elif which == 7:
+            out[i] = rng.standard_exponential()
+        elif which == 8:
+            out[i] = rng.laplace(0.0, 1.0)
+        else:
+            out[i] = rng.gamma(a, b)
+    return out
+
+
+def golden_draws():
+    """name → list of GOLDEN_SIZE draws (each case from its own seeded Generator)."""
+    out = {}
+    for name, (kind, code, a, b) in GOLDEN_CASES.items():
+        rng = np.random.default_rng([GOLDEN_SEED, zlib.crc32(name.encode())])
+        if kind == "sampler":
+            out[name] = _draw(rng, code, a, b, GOLDEN_SIZE).tolist()
+        else:
+            x = _method(rng, code, a, b, GOLDEN_SIZE)
+            out[name] = x.astype(np.int64).tolist() if kind == "int" else x.tolist()
+    return out
+
+
+def numba_version():
+    return ".".join(numba.__version__.split(".")[:2])
+
+
+def test_golden_draws_are_unchanged():
+    version = numba_version()
+    data = json.loads(GOLDEN.read_text())
+    assert (data["seed"], data["size"]) == (GOLDEN_SEED, GOLDEN_SIZE), \
+        "golden_draws.json was recorded with another seed or size: re-record it"
+    stored = data["draws"]
+    if version not in stored:
+        pytest.skip(f"no golden draws stored for numba {version} (have {', '.join(stored)}); "
+                    f"record them with `python -m tests.test_samplers --update-golden`")
+    want, got = stored[version], golden_draws()
+    changed = sorted(name for name in set(want) | set(got) if want.get(name) != got.get(name))
+    assert not changed, (f"the random streams changed (numba {version}): {', '.join(changed)}. "
+                         f"Results are no longer bit-identical to earlier runs with this version")
+
+
+def test_every_sampler_has_a_provenance_line():
+    needed = {"binomial", "poisson", "gamma", "geometric", "uniform", "normal", "polya",
+              "discrete_laplace", "discrete_laplace_sum", "skellam", "discrete_gaussian"}
+    assert needed <= set(samplers.SAMPLERS)
+    assert all(isinstance(v, str) and v and "\n" not in v for v in samplers.SAMPLERS.values())
+
+
+def _update_golden():
+    old = json.loads(GOLDEN.read_text())["draws"] if GOLDEN.exists() else {}
+    old[numba_version()] = golden_draws()
+    data = {"about": "Fixed-seed draws of the kernels' samplers and of the Numba Generator "
+                     "methods they use (tests/test_samplers.py, GOLDEN_CASES), keyed by numba "
+                     "major.minor; case NAME draws from default_rng([seed, crc32(NAME)]).",
+            "seed": GOLDEN_SEED, "size": GOLDEN_SIZE, "draws": dict(sorted(old.items()))}
+    text = json.dumps(data, indent=1)
+    # one line per list of draws
+    text = re.sub(r"\[\s+([^\[\]{}]*?)\s+\]",
+                  lambda m: "[" + ", ".join(v.strip() for v in m.group(1).split(",")) + "]", text)
+    GOLDEN.parent.mkdir(exist_ok=True)
+    GOLDEN.write_text(text + "\n")
+    print(f"wrote numba {numba_version()} draws to {GOLDEN}")
+
+
 def _print_power():
     cases = [(n, p, N) for n, p in SAMPLER_CASES]
     cases += [(*law, N_TOTAL) for _, _, law in TOTAL_CASES.values()]
@@ -385,5 +514,7 @@ def _print_power():
 
 
 if __name__ == "__main__":
+    if "--update-golden" in sys.argv:
+        _update_golden()
     if "--power" in sys.argv:
         _print_power()

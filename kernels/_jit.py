@@ -5,43 +5,96 @@
 and ``fastmath`` stays off: the noise samplers must be exact.
 
 Numba invalidates a cached kernel only when the file that defines it
-changes, not when a kernel it calls (in another module) does. So that an
-edited sampler can never run through a stale caller, the on-disk cache of
-this package is dropped whenever any of its sources changes (a hash of all
-``kernels/*.py`` is kept next to the cache).
+changes, not when a kernel it calls (in another module) does: a caller
+compiled against an old sampler would keep running it. So the SHA-256 of
+all ``kernels/*.py`` sources, as read when this module is imported, is part
+of every cache file name (``samplers.polya-93.py311.src<digest>.nbi``). An
+edit of any kernel source thus gives every kernel a new cache key, wherever
+Numba keeps its cache: the in-tree ``__pycache__``, ``NUMBA_CACHE_DIR``, the
+user-wide cache of a read-only install, or any locator chosen with
+``NUMBA_CACHE_LOCATOR_CLASSES`` — Numba's own locator picks the directory,
+only the file name changes. A process that imported the old sources keeps
+writing under the old key, so it cannot poison the cache of the new ones.
+Cache files of the kernels with another digest are deleted (best effort)
+the first time a process caches into a directory.
+
+If Numba finds no writable cache location the kernels are compiled in
+every process instead of failing at import.
 """
 import hashlib
+import os
 from pathlib import Path
 
 import numba
+from numba.core.caching import CompileResultCacheImpl, FunctionCache
+
+_HERE = Path(__file__).resolve().parent
+_SOURCES = sorted(_HERE.glob("*.py"))
+#: Module names whose kernels this guard owns (prefix of their cache files).
+_STEMS = frozenset(src.stem for src in _SOURCES)
 
 
-def _drop_stale_cache():
-    here = Path(__file__).parent
-    cache = here / "__pycache__"
+def _source_digest():
     digest = hashlib.sha256()
-    for src in sorted(here.glob("*.py")):
-        digest.update(src.name.encode() + src.read_bytes())
-    stamp = cache / "kernels-source.sha256"
+    for src in _SOURCES:
+        digest.update(src.name.encode() + b"\0" + src.read_bytes() + b"\0")
+    return digest.hexdigest()[:20]
+
+
+#: SHA-256 (first 20 hex digits) of every kernel source, part of each cache key.
+SOURCE_DIGEST = _source_digest()
+_TAG = f".src{SOURCE_DIGEST}"
+_swept = set()
+
+
+def _sweep(path):
+    """Delete this package's cache files that carry another source digest."""
+    if path in _swept:
+        return
+    _swept.add(path)
     try:
-        if stamp.exists() and stamp.read_text() == digest.hexdigest():
-            return
-        for f in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
-            f.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:  # read-only install: numba then uses its own user cache
-        pass
+        for entry in os.scandir(path):
+            name = entry.name
+            if (name.endswith((".nbi", ".nbc")) and name.split(".", 1)[0] in _STEMS
+                    and _TAG + "." not in name):
+                os.unlink(entry.path)
+            elif name == "kernels-source.sha256":  # stamp of the previous guard
+                os.unlink(entry.path)
+    except OSError:
+        pass  # another process swept first, or the directory is not ours to clean
 
 
-_drop_stale_cache()
+class _KernelCacheImpl(CompileResultCacheImpl):
+    """Numba's cache implementation, with the kernels' source digest in the file name."""
 
-jit = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
+    def get_filename_base(self, fullname, abiflags):
+        return super().get_filename_base(fullname, abiflags) + _TAG
+
+
+class _KernelCache(FunctionCache):
+    _impl_class = _KernelCacheImpl
+
+
+def _njit(**flags):
+    def decorate(func):
+        disp = numba.njit(cache=False, **flags)(func)
+        try:
+            cache = _KernelCache(disp.py_func)
+        except RuntimeError:  # no writable cache location: compile in every process
+            return disp
+        _sweep(cache.cache_path)
+        disp._cache = cache  # what Dispatcher.enable_caching() does, with our key
+        return disp
+
+    return decorate
+
+
+#: ``@jit``: the flags of every kernel (cached as described above).
+jit = _njit(nogil=True, fastmath=False, error_model="numpy")
 
 #: The same flags, for small helpers called in per-pull loops: inlined at
 #: Numba-IR level, so a call passing a Generator costs no reference counting.
-jit_inline = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy",
-                        inline="always")
+jit_inline = _njit(nogil=True, fastmath=False, error_model="numpy", inline="always")
 
 
 def rebind(kernel, replacements, _memo=None):

@@ -74,7 +74,11 @@ def analyze(y, n, g, tau, m):
 
 @jit
 def user_noise(rng, mech, n, fpar):
-    """One user's noise η_i (int64) for mechanism ``mech`` in a batch of n."""
+    """One user's noise η_i (int64) for mechanism ``mech`` in a batch of n.
+
+    Raises ``ValueError`` for an unknown ``mech`` or invalid noise parameters
+    (:mod:`kernels.samplers`).
+    """
     if mech == DIST_DP or mech == DIST_DP_SHUFFLE:
         r = 1.0 / n
         return polya(rng, r, fpar[1]) - polya(rng, r, fpar[1])
@@ -84,7 +88,9 @@ def user_noise(rng, mech, n, fpar):
         return discrete_gaussian(rng, fpar[0] / n)
     if mech == LOCAL:
         return discrete_laplace(rng, fpar[0])
-    return np.int64(0)  # CENTRAL: no local noise (Algorithm 4)
+    if mech == CENTRAL:
+        return np.int64(0)  # no local noise (Algorithm 4)
+    raise ValueError("user_noise: unknown mechanism code (known: 2-7)")
 
 
 @jit
@@ -94,6 +100,7 @@ def total_noise(rng, mech, n, fpar):
     Pólya pairs sum to Lap_Z(g/ε) (Fact 1); Skellams sum to a Skellam;
     n discrete Laplaces sum to NB(n, q) − NB(n, q); the discrete Gaussian sum
     is approximated by one N_Z(0, Σσ²) (see the module docstring).
+    Raises ``ValueError`` for an unknown ``mech`` or invalid noise parameters.
     """
     if mech == DIST_DP or mech == DIST_DP_SHUFFLE:
         return discrete_laplace(rng, fpar[0])
@@ -103,16 +110,24 @@ def total_noise(rng, mech, n, fpar):
         return discrete_gaussian(rng, fpar[0])
     if mech == LOCAL:
         return discrete_laplace_sum(rng, n, fpar[0])
-    return np.int64(0)
+    if mech == CENTRAL:
+        return np.int64(0)  # no local noise (Algorithm 4)
+    raise ValueError("total_noise: unknown mechanism code (known: 2-7)")
 
 
 @jit
 def central_noise(rng, mech, fpar, m):
-    """The analyzer's own noise η̂ = η mod m (CENTRAL only; Algorithm 5 line 3)."""
+    """The analyzer's own noise η̂ = η mod m (CENTRAL only; Algorithm 5 line 3).
+
+    0 for the other mechanisms; ``ValueError`` for an unknown ``mech``.
+    """
     if mech == CENTRAL:
         eta = geometric_failures(rng, fpar[0]) - geometric_failures(rng, fpar[0])
         return eta % m
-    return np.int64(0)
+    if (mech == DIST_DP or mech == DIST_RDP or mech == DIST_CDP or mech == LOCAL
+            or mech == DIST_DP_SHUFFLE):
+        return np.int64(0)  # the noise was added by the users
+    raise ValueError("central_noise: unknown mechanism code (known: 2-7)")
 
 
 @jit

@@ -56,7 +56,7 @@ seed 003, Section 3.2 (Algorithms 2, 3), Section 4 (Theorem 1), Section 5
 import numpy as np
 
 from ._jit import jit
-from .codes import CENTRAL, DIST_CDP, DIST_DP, DIST_DP_SHUFFLE, DIST_RDP, LOCAL
+from .codes import CENTRAL, DIST_CDP, DIST_DP, DIST_DP_SHUFFLE, DIST_RDP, LOCAL, PLUGIN
 from .rewards import draw as draw_reward
 from .rewards import encode, encoded_sum
 from .samplers import (discrete_gaussian, discrete_laplace, discrete_laplace_sum,
@@ -125,9 +125,9 @@ def central_noise(rng, mech, fpar, m):
         eta = geometric_failures(rng, fpar[0]) - geometric_failures(rng, fpar[0])
         return eta % m
     if (mech == DIST_DP or mech == DIST_RDP or mech == DIST_CDP or mech == LOCAL
-            or mech == DIST_DP_SHUFFLE):
-        return np.int64(0)  # the noise was added by the users
-    raise ValueError("central_noise: unknown mechanism code (known: 2-7)")
+            or mech == DIST_DP_SHUFFLE or mech == PLUGIN):
+        return np.int64(0)  # the noise was added by the users (plug-ins: their user_noise)
+    raise ValueError("central_noise: unknown mechanism code (known: 2-7, 100)")
 
 
 @jit

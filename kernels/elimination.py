@@ -23,14 +23,20 @@ from .regret import advance, commit, start_run
 
 
 @jit
-def run_shard(rng, gaps, rcode, rpar, horizon, batch, width, mech, fpar, ipar,
-              order, cumulative, checkpoints, out_regret, out_pulls, out_elim):
+def run_shard(rng, shard, tables):
     """Simulate a shard of independent runs of one elimination algorithm.
 
     Parameters
     ----------
     rng : numpy.random.Generator
         The shard's generator; runs use it one after the other.
+    shard : kernels.shard.Shard
+        The runs (instance, horizon, checkpoints, output rows).
+    tables : kernels.shard.EliminationTables
+        The algorithm's tables (below).
+
+    Fields used
+    -----------
     gaps : float64 (R, K)
         Suboptimality gaps Δ_a of each run's instance.
     rcode : int
@@ -67,6 +73,12 @@ def run_shard(rng, gaps, rcode, rpar, horizon, batch, width, mech, fpar, ipar,
         If a run needs more stages than the tables hold (a bug in the
         parameter derivation, not a user error).
     """
+    gaps, rcode, rpar, horizon = shard.gaps, shard.rcode, shard.rpar, shard.horizon
+    checkpoints, out_regret, out_pulls, out_elim = (shard.checkpoints, shard.regret,
+                                                    shard.pulls, shard.elim)
+    batch, width, mech, fpar, ipar = (tables.batch, tables.width, tables.mech, tables.fpar,
+                                      tables.ipar)
+    order, cumulative = tables.order, tables.cumulative
     n_runs, n_arms = gaps.shape
     n_stages = batch.shape[0]
     active = np.empty(n_arms, np.int64)

@@ -138,8 +138,7 @@ def _total_regret(g, n, k):
 
 
 @jit
-def run_ucb_shard(rng, gaps, rcode, rpar, horizon, gamma, scale, checkpoints,
-                  out_regret, out_pulls, out_elim):
+def run_ucb_shard(rng, shard, gamma, scale):
     """Simulate a shard of runs of UCB1 (``scale == 0``) or DP-UCB (``scale > 0``).
 
     Parameters
@@ -148,6 +147,8 @@ def run_ucb_shard(rng, gaps, rcode, rpar, horizon, gamma, scale, checkpoints,
         The shard's generator; runs use it one after the other. Per pull it
         draws the reward (one uniform for Bernoulli), then, for DP-UCB, the
         tree node's Laplace noise (two standard exponentials).
+    shard : kernels.shard.Shard
+        The runs; its fields:
     gaps : float64 (R, K)
         Suboptimality gaps Δ_a of each run's instance.
     rcode : int
@@ -179,6 +180,9 @@ def run_ucb_shard(rng, gaps, rcode, rpar, horizon, gamma, scale, checkpoints,
     ----------
     seed 001, Algorithm 1 (UCB1) and Algorithm 6 (DP-UCB, Mishra & Thakurta 2015).
     """
+    gaps, rcode, rpar, horizon = shard.gaps, shard.rcode, shard.rpar, shard.horizon
+    checkpoints, out_regret, out_pulls, out_elim = (shard.checkpoints, shard.regret,
+                                                    shard.pulls, shard.elim)
     n_runs, K = gaps.shape
     nc = checkpoints.shape[0]
     n = np.zeros(K, np.int64)
@@ -332,14 +336,15 @@ def _one_cycle(rng, rcode, par, active, k, S):
 
 
 @jit
-def run_se_shard(rng, gaps, rcode, rpar, horizon, log_horizon, checkpoints,
-                 out_regret, out_pulls, out_elim):
+def run_se_shard(rng, shard, log_horizon):
     """Simulate a shard of runs of Successive Elimination, checked every cycle.
 
     Parameters
     ----------
     rng : numpy.random.Generator
         One reward draw per pull (one uniform for Bernoulli), in pull order.
+    shard : kernels.shard.Shard
+        The runs; its fields:
     gaps : float64 (R, K); rcode : int; rpar : float64 (R, K, P); horizon : int64
         As in :func:`run_ucb_shard`.
     log_horizon : float64
@@ -360,6 +365,9 @@ def run_se_shard(rng, gaps, rcode, rpar, horizon, log_horizon, checkpoints,
     ----------
     seed 001, Section 2.1.2, Algorithm 2 (Even-Dar, Mannor & Mansour 2002).
     """
+    gaps, rcode, rpar, horizon = shard.gaps, shard.rcode, shard.rpar, shard.horizon
+    checkpoints, out_regret, out_pulls, out_elim = (shard.checkpoints, shard.regret,
+                                                    shard.pulls, shard.elim)
     n_runs, K = gaps.shape
     active = np.empty(K, np.int64)
     S = np.zeros(K)

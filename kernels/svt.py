@@ -29,14 +29,16 @@ from .rewards import batch_sum
 
 
 @jit
-def run_shard(rng, gaps, rcode, rpar, horizon, query_threshold, elim_width,
-              svt_scale, hist_scale, checkpoints, out_regret, out_pulls, out_elim):
+def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale):
     """Simulate a shard of runs of DP-SE 2.
 
     Parameters
     ----------
     rng : numpy.random.Generator
         The shard's generator.
+    shard : kernels.shard.Shard
+        The runs: gaps, rcode, rpar, horizon, checkpoints and the output rows
+        (fields below).
     gaps : float64 (R, K)
         Suboptimality gaps of each run's instance.
     rcode : int
@@ -64,6 +66,9 @@ def run_shard(rng, gaps, rcode, rpar, horizon, query_threshold, elim_width,
         If an epoch needs more levels than the tables hold (a bug in the
         table sizes, not a user error).
     """
+    gaps, rcode, rpar, horizon = shard.gaps, shard.rcode, shard.rpar, shard.horizon
+    checkpoints, out_regret, out_pulls, out_elim = (shard.checkpoints, shard.regret,
+                                                    shard.pulls, shard.elim)
     n_runs, K = gaps.shape
     max_level = query_threshold.shape[0] - 1
     active = np.empty(K, np.int64)

@@ -26,7 +26,10 @@ def _kernel(fn, seed, means, horizon, *args, sigma=None):
     out = np.zeros((1, horizon))
     pulls = np.zeros((1, K), np.int64)
     elim = np.zeros((1, K), np.int64)
-    fn(np.random.default_rng(seed), gaps, rcode, rpar, horizon, *args, cps, out, pulls, elim)
+    from bandsim.kernels.shard import make_shard
+
+    fn(np.random.default_rng(seed), make_shard(gaps, rcode, rpar, horizon, cps, out, pulls, elim),
+       *args)
     return out[0], pulls[0], elim[0]
 
 

@@ -64,11 +64,13 @@ class Plan:
                   out_regret, out_pulls, out_elim):
         """Simulate one shard of runs into the output rows (see the engine)."""
         from ..engines import elimination_engine
+        from ..kernels.shard import EliminationTables, make_shard
 
-        run_shard = elimination_engine(self.mechanism)
-        run_shard(rng, gaps, rcode, rpar, horizon, self.batch, self.width, self.mech,
-                  self.fpar, self.ipar, self.order, self.cumulative, checkpoints,
-                  out_regret, out_pulls, out_elim)
+        tables = EliminationTables(self.batch, self.width, np.int64(self.mech), self.fpar,
+                                   self.ipar, np.int64(self.order), bool(self.cumulative))
+        elimination_engine(self.mechanism)(
+            rng, make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret, out_pulls,
+                            out_elim), tables)
 
 
 def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by_k=True):

@@ -76,9 +76,10 @@ class UcbPlan:
                   out_regret, out_pulls, out_elim):
         """Simulate one shard of runs into the output rows."""
         from ..kernels.sequential import run_ucb_shard
+        from ..kernels.shard import make_shard
 
-        run_ucb_shard(rng, gaps, rcode, rpar, horizon, self.gamma, self.scale,
-                      checkpoints, out_regret, out_pulls, out_elim)
+        run_ucb_shard(rng, make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret,
+                                      out_pulls, out_elim), self.gamma, self.scale)
 
 
 @dataclass
@@ -93,9 +94,10 @@ class SePlan:
                   out_regret, out_pulls, out_elim):
         """Simulate one shard of runs into the output rows."""
         from ..kernels.sequential import run_se_shard
+        from ..kernels.shard import make_shard
 
-        run_se_shard(rng, gaps, rcode, rpar, horizon, self.log_horizon, checkpoints,
-                     out_regret, out_pulls, out_elim)
+        run_se_shard(rng, make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret,
+                                     out_pulls, out_elim), self.log_horizon)
 
 
 def plan_ucb1(params, arms, horizon):

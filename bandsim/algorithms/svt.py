@@ -86,11 +86,12 @@ class Se2Plan:
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
         """Simulate one shard of runs into the output rows."""
+        from ..kernels.shard import make_shard
         from ..kernels.svt import run_shard
 
-        run_shard(rng, gaps, rcode, rpar, horizon, self.query_threshold, self.elim_width,
-                  self.svt_scale, self.hist_scale, checkpoints, out_regret, out_pulls,
-                  out_elim)
+        run_shard(rng, make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret,
+                                  out_pulls, out_elim),
+                  self.query_threshold, self.elim_width, self.svt_scale, self.hist_scale)
 
 
 def _plan_dp_se2(params, arms, horizon, modified):

@@ -3,7 +3,7 @@
 Named instances
 ---------------
 ``C1``–``C4``
-    The thesis instances (seed 001, Chapter 6), for any K ≥ 2, from their
+    The thesis instances (Sajed (2019), Chapter 6), for any K ≥ 2, from their
     formulas: C1 = {0.75, 0.7, …, 0.7}; C2 linear from 0.75 to 0.25;
     C3 μ_i = a (i − K)² + c convex, C4 μ_i = a (i − 1)² + c concave, both with
     μ_1 = 0.75 and μ_K = 0.25. (The thesis prints 0.525 for the second arm of
@@ -11,7 +11,7 @@ Named instances
     docs/fidelity.md.)
 ``easy`` / ``hard``
     Means i.i.d. U[0.25, 0.75] / U[0.45, 0.55], one instance per run, drawn
-    from the instance stream of the root seed (seed 003, Section 7; seed 004
+    from the instance stream of the root seed (Chowdhury & Zhou (2023), Section 7; Chowdhury & Zhou (2023, workshop version)
     Section 6 after Vaswani et al. 2020).
 explicit means
     ``means=[0.9, 0.8, …]``.
@@ -21,7 +21,7 @@ Reward models
 ``bernoulli``
     rewards in {0, 1} with mean μ.
 ``gaussian``
-    X = clip(N(μ, σ²), 0, 1), σ = 0.1 by default (seed 003, Section 7). The
+    X = clip(N(μ, σ²), 0, 1), σ = 0.1 by default (Chowdhury & Zhou (2023), Section 7). The
     pseudo-regret uses the true means E[X], which differ from μ only by the
     clipping (negligible inside [0.25, 0.75] at σ = 0.1).
 ``categorical``
@@ -66,7 +66,7 @@ def thesis_means(name, arms):
 
     References
     ----------
-    seed 001, Chapter 6 ("Setting and Experiments").
+    Sajed (2019), Chapter 6 ("Setting and Experiments").
     """
     i = np.arange(1, arms + 1, dtype=np.float64)
     k = float(arms)

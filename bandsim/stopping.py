@@ -1,7 +1,7 @@
 """Private stopping rules: ε-DP (α, β) mean estimation from a stream of samples.
 
 An (α, β) stopping rule reads i.i.d. samples X₁, X₂, … ∈ [−R, R] of unknown
-mean μ ≠ 0 until it can release μ̂ with P[|μ̂ − μ| ≤ α|μ|] ≥ 1 − β (seed 001,
+mean μ ≠ 0 until it can release μ̂ with P[|μ̂ − μ| ≤ α|μ|] ≥ 1 − β (Sajed (2019),
 eq. 2.35). :func:`dp_nas` (Algorithm 7) tests after every sample,
 :func:`dp_exp_nas` (Algorithm 8) only at t = 2^k. Both are ε-DP
 (Theorem 4.1.1, Corollary 4.1.2): the halting test is a sparse-vector query
@@ -23,7 +23,7 @@ Example
 
 References
 ----------
-seed 001 (Sajed 2019), Chapter 4: Algorithms 7 and 8, Theorem 4.1.1,
+Sajed (MSc thesis 2019), Chapter 4: Algorithms 7 and 8, Theorem 4.1.1,
 Corollary 4.1.2, Theorem 4.1.3.
 """
 import math
@@ -162,7 +162,7 @@ def dp_nas(values, probs=None, *, alpha, beta, epsilon, R=None, runs=1000, seed=
 
     References
     ----------
-    seed 001, Section 4.1, Algorithm 7, Theorem 4.1.1.
+    Sajed (2019), Section 4.1, Algorithm 7, Theorem 4.1.1.
     """
     return _run("dp-nas", values, probs, alpha, beta, epsilon, R, runs, seed, max_samples)
 
@@ -183,7 +183,7 @@ def dp_exp_nas(values, probs=None, *, alpha, beta, epsilon, R=None, runs=1000, s
 
     References
     ----------
-    seed 001, Section 4.1, Algorithm 8, Corollary 4.1.2, Theorem 4.1.3.
+    Sajed (2019), Section 4.1, Algorithm 8, Corollary 4.1.2, Theorem 4.1.3.
     """
     return _run("dp-exp-nas", values, probs, alpha, beta, epsilon, R, runs, seed,
                 max_samples)

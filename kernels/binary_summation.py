@@ -1,4 +1,4 @@
-"""The (ε, δ) shuffle binary-summation mechanism (Algorithm 3 of seed 000) in Numba.
+"""The (ε, δ) shuffle binary-summation mechanism (Algorithm 3 of Tenenbaum et al. (2021)) in Numba.
 
 m users hold bits x_i ∈ {0, 1}. With accuracy τ = 96 log(2/δ)/ε² (computed
 in ``bandsim.shuffle``):
@@ -16,7 +16,7 @@ Batched path: B is Binomial(⌈τ/m⌉ m, 1/2) or Binomial(m, τ/(2m)), one draw
 
 References
 ----------
-seed 000 (Tenenbaum, Kaplan, Mansour, Stemmer, NeurIPS'21), Appendix A,
+Tenenbaum, Kaplan, Mansour & Stemmer (NeurIPS 2021), Appendix A,
 Algorithm 3 and Theorem A.1.
 """
 import numpy as np

@@ -12,7 +12,7 @@ computed in ``bandsim`` and passed in as tables indexed by (stage, k).
 
 References
 ----------
-seed 001 (Sajed), Algorithm 9 (DP-SE); seed 003 (Chowdhury & Zhou),
+Sajed (MSc thesis 2019), Algorithm 9 (DP-SE); Chowdhury & Zhou (2023),
 Algorithm 1 (batch-based successive elimination).
 """
 import numpy as np

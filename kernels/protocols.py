@@ -6,17 +6,17 @@ row ``ipar`` of parameters derived in ``bandsim`` (one row per batch size).
 estimate of their sum.
 
 ``NONE``
-    the exact sum (non-private baselines; identity protocol of seed 003,
+    the exact sum (non-private baselines; identity protocol of Chowdhury & Zhou (2023),
     Algorithm 1).
 ``LAPLACE``
     the exact sum plus continuous Laplace noise of scale ``fpar[0]`` (in reward
     units of the sum). DP-SE adds Lap(1/(ε r)) to a mean of r rewards
-    (seed 001, Algorithm 9 line 16), i.e. Lap(1/ε) to the sum.
+    (Sajed (2019), Algorithm 9 line 16), i.e. Lap(1/ε) to the sum.
 ``DIST_DP`` … ``DIST_DP_SHUFFLE`` (2–7)
-    the protocol P = (R, S, A) of seed 003 with secure aggregation; see
+    the protocol P = (R, S, A) of Chowdhury & Zhou (2023) with secure aggregation; see
     :mod:`kernels.secagg` (``ipar = [g, τ, m]``, ``fpar`` = noise parameters).
 ``SHUFFLE_BINARY`` (10)
-    the (ε, δ) shuffle binary-summation mechanism (seed 000, Algorithm 3) on
+    the (ε, δ) shuffle binary-summation mechanism (Tenenbaum et al. (2021), Algorithm 3) on
     the users' binary rewards ([0, 1] rewards binarized by a Bernoulli(x)
     draw); ``fpar[0]`` = τ = 96 log(2/δ)/ε². See :mod:`kernels.shuffle`.
 """

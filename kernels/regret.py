@@ -4,10 +4,10 @@ A *stage* is a batch (Algorithm 1 of Chowdhury & Zhou) or an epoch (DP-SE):
 each of the ``k`` active arms receives ``n`` pulls, in one of two orders:
 
 ``ROUND_ROBIN``
-    rounds over the active arms, one pull each (seed 001, Algorithm 9 lines 9–13);
+    rounds over the active arms, one pull each (Sajed (2019), Algorithm 9 lines 9–13);
 ``BLOCKS``
     ``n`` consecutive pulls of the first active arm, then of the second, …
-    (seed 003, Algorithm 1 lines 5–10).
+    (Chowdhury & Zhou (2023), Algorithm 1 lines 5–10).
 
 Pseudo-regret Σ_a Δ_a N_a(t) is piecewise linear in t, so its value at any
 checkpoint inside a stage follows exactly from the order; nothing is stored

@@ -20,7 +20,7 @@ Reward models travel as small int codes with a per-arm parameter row
     binomials (:func:`categorical_counts`); the sum is Σ c_j v_j (exact).
 
 ``encoded_sum(rng, code, par, n, g)`` is Σ x̂_i, the rewards encoded at
-precision g with randomized rounding (seed 003, Algorithm 2): exactly
+precision g with randomized rounding (Chowdhury & Zhou (2023), Algorithm 2): exactly
 g · Binomial(n, μ) for Bernoulli rewards (see its docstring for Gaussians).
 
 References
@@ -205,7 +205,7 @@ def binary_batch_sum(rng, code, par, n):
 
     References
     ----------
-    seed 000 (Tenenbaum et al.), Section 2, footnote 12 (binary rewards).
+    Tenenbaum et al. (NeurIPS 2021), Section 2, footnote 12 (binary rewards).
     """
     if n <= 0:
         return 0
@@ -269,7 +269,7 @@ def encode(rng, x, g):
     """Randomized rounding of one reward x ∈ [0, 1] at precision g (int64).
 
     x̂ = ⌊x g⌋ + Ber(x g − ⌊x g⌋), so E[x̂] = x g and x̂ ∈ {0, …, g}
-    (seed 003, Algorithm 2 line 3).
+    (Chowdhury & Zhou (2023), Algorithm 2 line 3).
     """
     y = x * g
     fl = math.floor(y)
@@ -290,7 +290,7 @@ def encoded_sum(rng, code, par, n, g):
     n : int64
         Users in the batch.
     g : int64
-        Precision g ≥ 1 of the fixed-point encoding (seed 003, Algorithm 2).
+        Precision g ≥ 1 of the fixed-point encoding (Chowdhury & Zhou (2023), Algorithm 2).
 
     Returns
     -------
@@ -308,7 +308,7 @@ def encoded_sum(rng, code, par, n, g):
 
     References
     ----------
-    seed 003, Algorithm 2 line 3 (randomized rounding); DESIGN.md rules 1, 3.
+    Chowdhury & Zhou (2023), Algorithm 2 line 3 (randomized rounding); DESIGN.md rules 1, 3.
     """
     if n <= 0:
         return np.int64(0)

@@ -21,7 +21,7 @@ Two paths give the analyzer's output z (reward units, float64):
 ``batched_estimate``
     Σ x̂ from one draw (:func:`kernels.rewards.encoded_sum`), the total noise
     Σ η_i from its closed form, one reduction mod m, A. Modular addition
-    distributes, so (Σ x̂ + Σ η) mod m is exactly ŷ (seed 003, eq. (3)).
+    distributes, so (Σ x̂ + Σ η) mod m is exactly ŷ (Chowdhury & Zhou (2023), eq. (3)).
 
 Mechanism codes (``mech``), with ``ipar = [g, τ, m]`` and ``fpar``:
 
@@ -45,11 +45,11 @@ Mechanism codes (``mech``), with ``ipar = [g, τ, m]`` and ``fpar``:
 ``DIST_DP_SHUFFLE`` (7)
     Theorem 3: ``DIST_DP`` noise over an (ε̂, q̂)-relaxed SecAgg: with
     probability q̂ the modular sum is replaced by a uniform element of Z_m
-    (relaxed correctness, seed 003 Definition 9); ``fpar = [q, β, q̂]``.
+    (relaxed correctness, Chowdhury & Zhou (2023) Definition 9); ``fpar = [q, β, q̂]``.
 
 References
 ----------
-seed 003, Section 3.2 (Algorithms 2, 3), Section 4 (Theorem 1), Section 5
+Chowdhury & Zhou (2023), Section 3.2 (Algorithms 2, 3), Section 4 (Theorem 1), Section 5
 (Theorem 2), Appendix C.2 (Theorem 3, Definition 9), Appendix E
 (Theorem 4), Appendix G (Theorems 5, 6, Algorithms 4–7).
 """

@@ -39,7 +39,7 @@ run without the test (same draws, same pulls as the reference).
 
 References
 ----------
-seed 001 (Sajed 2019): Algorithm 1 (UCB), Algorithm 2 (Successive
+Sajed (MSc thesis 2019): Algorithm 1 (UCB), Algorithm 2 (Successive
 Elimination), Algorithm 5 (tree-based binary mechanism), Algorithm 6
 (DP-UCB, Mishra & Thakurta 2015).
 """
@@ -107,7 +107,7 @@ def tree_insert(alpha, cum, n, x, scale, rng):
 
     References
     ----------
-    seed 001, Section 3.3, Algorithm 5 (Chan, Shi & Song 2010; Dwork et al. 2010).
+    Sajed (2019), Section 3.3, Algorithm 5 (Chan, Shi & Song 2010; Dwork et al. 2010).
     """
     i = 0
     while (n >> i) & 1 == 0:
@@ -178,7 +178,7 @@ def run_ucb_shard(rng, shard, gamma, scale):
 
     References
     ----------
-    seed 001, Algorithm 1 (UCB1) and Algorithm 6 (DP-UCB, Mishra & Thakurta 2015).
+    Sajed (2019), Algorithm 1 (UCB1) and Algorithm 6 (DP-UCB, Mishra & Thakurta 2015).
     """
     gaps, rcode, rpar, horizon = shard.gaps, shard.rcode, shard.rpar, shard.horizon
     checkpoints, out_regret, out_pulls, out_elim = (shard.checkpoints, shard.regret,
@@ -363,7 +363,7 @@ def run_se_shard(rng, shard, log_horizon):
 
     References
     ----------
-    seed 001, Section 2.1.2, Algorithm 2 (Even-Dar, Mannor & Mansour 2002).
+    Sajed (2019), Section 2.1.2, Algorithm 2 (Even-Dar, Mannor & Mansour 2002).
     """
     gaps, rcode, rpar, horizon = shard.gaps, shard.rcode, shard.rpar, shard.horizon
     checkpoints, out_regret, out_pulls, out_elim = (shard.checkpoints, shard.regret,

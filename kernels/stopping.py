@@ -12,7 +12,7 @@ Every run: B ~ Lap(σ₁) once; at each test a fresh A_t ~ Lap(σ₂); halt when
 
 References
 ----------
-seed 001, Section 4.1, Algorithm 7 (DP-NAS), Algorithm 8 (DP exponential
+Sajed (2019), Section 4.1, Algorithm 7 (DP-NAS), Algorithm 8 (DP exponential
 NAS), Theorem 4.1.1 and Corollary 4.1.2.
 """
 import math
@@ -89,7 +89,7 @@ def run_stopping(rng, values, probs, cdf, R, alpha, beta, s1, s2, s3, max_sample
 
     References
     ----------
-    seed 001, Algorithm 7 lines 1–12 and Algorithm 8 lines 1–15.
+    Sajed (2019), Algorithm 7 lines 1–12 and Algorithm 8 lines 1–15.
     """
     inv = 1.0 + 1.0 / alpha
     base = s1 * math.log(4.0 / beta) + s3 / alpha * math.log(4.0 / beta)

@@ -17,7 +17,7 @@ a segment exactly at T.
 
 References
 ----------
-seed 001, Appendix A.1, Algorithm 10 (DP-SE 2), Theorem A.1.1; Appendix A.2
+Sajed (2019), Appendix A.1, Algorithm 10 (DP-SE 2), Theorem A.1.1; Appendix A.2
 (modified halting rule); Section 3.2, Algorithm 4 (SVT).
 """
 import numpy as np

@@ -28,7 +28,7 @@ is computed from the mechanism's output pmfs and recorded in the config.
 
 References
 ----------
-seed 000 (Tenenbaum, Kaplan, Mansour, Stemmer, NeurIPS'21): Section 3.1,
+Tenenbaum, Kaplan, Mansour & Stemmer (NeurIPS 2021): Section 3.1,
 Algorithm 1, Theorem 3.1, Corollary 3.2 (SDP-AE); Section 3.2, Algorithm 2,
 Theorem 3.3 (VB-SDP-AE); Appendix A, Algorithm 3, Theorem A.1 (M_sum).
 """
@@ -63,7 +63,7 @@ def confidence_bound(t, pulls, sigma, horizon):
 
     References
     ----------
-    seed 000, Algorithm 1 line 14, Algorithm 2 line 15, proof of Theorem 3.1
+    Tenenbaum et al. (2021), Algorithm 1 line 14, Algorithm 2 line 15, proof of Theorem 3.1
     (eqs. (1)–(3)).
     """
     return (2.0 * math.sqrt(t) * sigma / pulls + 1.0 / math.sqrt(pulls)) * math.sqrt(
@@ -87,14 +87,14 @@ def _batch_info(mech, m):
 
 def _notes(mech, rule, exact_delta_max):
     return {"mechanism": dict(
-        name="shuffle binary summation (seed 000, Algorithm 3)",
+        name="shuffle binary summation (Tenenbaum et al. (2021), Algorithm 3)",
         epsilon=mech.epsilon, delta=mech.delta, tau=mech.tau,
         sigma2_subgaussian=mech.sigma2, batch_size=rule,
         exact_delta_max=exact_delta_max)}
 
 
 def plan_sdp_ae(params, arms, horizon):
-    """Engine plan of SDP-AE (seed 000, Algorithm 1): fixed batch m, cumulative estimates.
+    """Engine plan of SDP-AE (Tenenbaum et al. (2021), Algorithm 1): fixed batch m, cumulative estimates.
 
     Raises
     ------
@@ -127,7 +127,7 @@ def plan_sdp_ae(params, arms, horizon):
 
 
 def plan_vb_sdp_ae(params, arms, horizon):
-    """Engine plan of VB-SDP-AE (seed 000, Algorithm 2): m^t = 2^t, cumulative estimates."""
+    """Engine plan of VB-SDP-AE (Tenenbaum et al. (2021), Algorithm 2): m^t = 2^t, cumulative estimates."""
     spec = get_mechanism("binary-summation")
     mech = spec.derive(1, params).extra["mech"]
     sigma = math.sqrt(mech.sigma2)

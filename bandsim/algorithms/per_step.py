@@ -34,12 +34,12 @@ def per_step_shard_runs(horizon):
 
 
 def tree_levels(horizon):
-    """⌈log₂ T⌉ + 1: the levels of a tree over T leaves (seed 001, Alg 5 line 3)."""
+    """⌈log₂ T⌉ + 1: the levels of a tree over T leaves (Sajed (2019), Alg 5 line 3)."""
     return math.ceil(math.log2(horizon)) + 1 if horizon > 1 else 1
 
 
 def dp_ucb_constants(arms, horizon, epsilon, beta):
-    """Constants of DP-UCB (seed 001 Algorithm 6 with the mechanism of Algorithm 5).
+    """Constants of DP-UCB (Sajed (2019) Algorithm 6 with the mechanism of Algorithm 5).
 
     Returns
     -------
@@ -56,7 +56,7 @@ def dp_ucb_constants(arms, horizon, epsilon, beta):
 
     References
     ----------
-    seed 001, Algorithms 5 and 6; Mishra & Thakurta (2015); seed 001 Fact 3.1.4.
+    Sajed (2019), Algorithms 5 and 6; Mishra & Thakurta (2015); Sajed (2019) Fact 3.1.4.
     """
     m = tree_levels(horizon)
     gamma = m * m * math.log(arms * horizon * m / beta) / epsilon
@@ -101,7 +101,7 @@ class SePlan:
 
 
 def plan_ucb1(params, arms, horizon):
-    """UCB1: index μ̄_i + sqrt(2 log t / n_i) (seed 001, Algorithm 1 line 9)."""
+    """UCB1: index μ̄_i + sqrt(2 log t / n_i) (Sajed (2019), Algorithm 1 line 9)."""
     stages = [dict(index="mean + sqrt(2 log t / n)")]
     return UcbPlan(0.0, 0.0, per_step_shard_runs(horizon), stages)
 
@@ -114,7 +114,7 @@ def plan_dp_ucb(params, arms, horizon):
 
 
 def plan_se(params, arms, horizon):
-    """SE checked every cycle: width 2 sqrt(2 log T / n) (seed 001, Algorithm 2 line 9)."""
+    """SE checked every cycle: width 2 sqrt(2 log T / n) (Sajed (2019), Algorithm 2 line 9)."""
     log_t = math.log(horizon)
     stages = [dict(width="2 sqrt(2 log T / n)", log_horizon=log_t)]
     return SePlan(log_t, per_step_shard_runs(horizon), stages)

@@ -51,7 +51,7 @@ def dp_se2_check(level, k, arms, epsilon, beta, modified=False):
 
     References
     ----------
-    seed 001, Appendix A.1, Algorithm 10, lines 16–23; Appendix A.2.
+    Sajed (2019), Appendix A.1, Algorithm 10, lines 16–23; Appendix A.2.
     """
     r = 2**level
     h = math.sqrt(math.log(16 * arms * k * level**2 / beta) / (2 * r))
@@ -110,7 +110,7 @@ def _plan_dp_se2(params, arms, horizon, modified):
 
 
 def plan_dp_se2(params, arms, horizon):
-    """DP-SE 2 (seed 001, Algorithm 10)."""
+    """DP-SE 2 (Sajed (2019), Algorithm 10)."""
     return _plan_dp_se2(params, arms, horizon, False)
 
 

@@ -4,7 +4,7 @@
   :class:`~bandsim.instances.Instance` that every algorithm accepts
   (``bandsim.simulate(..., instance_file=path)`` does this for you).
 - :func:`build_mslr` clusters an MSLR-WEB10K / LETOR file into categorical arms
-  (Chowdhury & Zhou, seed 002, Section 7 / Appendix J); needs scikit-learn
+  (Chowdhury & Zhou, Chowdhury & Zhou (2023), Section 7 / Appendix J); needs scikit-learn
   (``pip install 'bandsim[data]'``).
 - :func:`build_obd` turns an Open Bandit Dataset log into Bernoulli arms with
   the items' click-through rates.

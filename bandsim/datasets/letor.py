@@ -1,6 +1,6 @@
 """MSLR-WEB10K / LETOR instances: k-means clusters of query-url pairs as arms.
 
-Chowdhury & Zhou (seed 002, Section 7 and Appendix J; seed 004, Section 6)
+Chowdhury & Zhou (2023, Section 7 and Appendix J; workshop version, Section 6)
 build a K = 50 instance from MSLR-WEB10K (Qin & Liu 2013): 1,200,192 query-url
 pairs, each with a relevance label 0…4, a query id and 136 features; k-means
 with K = 50 on the features; each cluster is an arm whose reward is the
@@ -256,7 +256,7 @@ def build_mslr(path, out, clusters=50, seed=0, max_label=4, standardize=False,
 
     References
     ----------
-    seed 002, Section 7 and Appendix J (Figure 1 d, e; Figure 5); seed 004, Section 6.
+    Chowdhury & Zhou (2023), Section 7 and Appendix J (Figure 1 d, e; Figure 5); Chowdhury & Zhou (2023, workshop version), Section 6.
     """
     clusters = check_int("clusters", clusters, 2, 100_000)
     seed = check_int("seed", seed, 0)
@@ -311,7 +311,7 @@ def build_mslr(path, out, clusters=50, seed=0, max_label=4, standardize=False,
                        int(clusters - kept.size)},
         "label_counts": counts.sum(axis=0).tolist(),
         "versions": library_versions("scikit-learn", "scipy"),
-        "reference": "Chowdhury & Zhou, seed 002 Section 7 / Appendix J (MSLR-WEB10K, K = 50)",
+        "reference": "Chowdhury & Zhou, Chowdhury & Zhou (2023) Section 7 / Appendix J (MSLR-WEB10K, K = 50)",
     }
     return write_instance(
         out, values, probs, name=name or Path(out).stem, kind="mslr", provenance=provenance,

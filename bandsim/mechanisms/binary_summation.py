@@ -24,7 +24,7 @@ multiset, so this is the exact δ of the shuffle output, not a bound).
 
 References
 ----------
-seed 000 (Tenenbaum, Kaplan, Mansour, Stemmer, NeurIPS'21), Appendix A,
+Tenenbaum, Kaplan, Mansour & Stemmer (NeurIPS 2021), Appendix A,
 Algorithm 3 and Theorem A.1 (which states ε < 1).
 """
 import math
@@ -46,7 +46,7 @@ def accuracy_tau(epsilon, delta):
 
     References
     ----------
-    seed 000, Algorithm 3, line 1.
+    Tenenbaum et al. (2021), Algorithm 3, line 1.
     """
     return TAU_CONSTANT * math.log(2.0 / delta) / epsilon**2
 
@@ -54,7 +54,7 @@ def accuracy_tau(epsilon, delta):
 def subgaussian_variance(epsilon, delta):
     """σ²_{ε,δ} = 3τ/2 = 144 log(2/δ)/ε², the sub-Gaussian variance of the error.
 
-    The proof of Theorem A.1 (seed 000, Appendix A, last paragraph) shows
+    The proof of Theorem A.1 (Tenenbaum et al. (2021), Appendix A, last paragraph) shows
     P(B − E[B] ≥ t), P(B − E[B] ≤ −t) < exp(−t²/(3τ)); written as
     2 exp(−t²/(2σ²)) as in Lemma 2.1 (Hoeffding), this is σ² = 3τ/2. The
     multiplicative Chernoff bound behind it holds for t ≤ E[B]; the deviation
@@ -64,7 +64,7 @@ def subgaussian_variance(epsilon, delta):
 
     References
     ----------
-    seed 000, Appendix A, proof of Theorem A.1; Lemma 2.1.
+    Tenenbaum et al. (2021), Appendix A, proof of Theorem A.1; Lemma 2.1.
     """
     return 1.5 * accuracy_tau(epsilon, delta)
 
@@ -77,7 +77,7 @@ class Multiset(NamedTuple):
 
 
 class BinarySummation:
-    """The (ε, δ)-SDP binary-summation mechanism M_sum (seed 000, Algorithm 3).
+    """The (ε, δ)-SDP binary-summation mechanism M_sum (Tenenbaum et al. (2021), Algorithm 3).
 
     Parameters
     ----------
@@ -101,7 +101,7 @@ class BinarySummation:
 
     References
     ----------
-    seed 000, Appendix A, Algorithm 3, Theorem A.1.
+    Tenenbaum et al. (2021), Appendix A, Algorithm 3, Theorem A.1.
     """
 
     def __init__(self, epsilon, delta):
@@ -332,6 +332,6 @@ def exact_delta(epsilon, delta, m, at_epsilon=None):
 
     References
     ----------
-    seed 000, Appendix A, Theorem A.1.
+    Tenenbaum et al. (2021), Appendix A, Theorem A.1.
     """
     return BinarySummation(epsilon, delta).exact_delta(m, at_epsilon)

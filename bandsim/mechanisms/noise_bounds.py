@@ -26,7 +26,7 @@ def dlaplace_variance(epsilon, g):
 
 
 def skellam_rdp(alpha, epsilon, scale, n=None, g=None):
-    """ε̂(α) of Theorem 2 (seed 003), or the per-batch value from its Lemma 3.
+    """ε̂(α) of Theorem 2 (Chowdhury & Zhou (2023)), or the per-batch value from its Lemma 3.
 
     Without ``g``: the theorem's uniform bound
     αε²/2 + min{(2α−1)ε²/(4s²) + 3ε/(2s³), 3ε²/(2s)}.
@@ -56,7 +56,7 @@ def _log_sum_exp_a_over_j(a, n):
 
 
 def dgauss_xi_log(n, sigma2):
-    """log ξ with ξ = 10 Σ_{k=1}^{n−1} e^{−2π²σ² k/(k+1)} (seed 003 Lemma 4; KLS21).
+    """log ξ with ξ = 10 Σ_{k=1}^{n−1} e^{−2π²σ² k/(k+1)} (Chowdhury & Zhou (2023) Lemma 4; KLS21).
 
     Uses Σ_{k=1}^{n−1} e^{−a k/(k+1)} = e^{−a} Σ_{j=2}^{n} e^{a/j}, a = 2π²σ²;
     returns −inf for n = 1.
@@ -68,7 +68,7 @@ def dgauss_xi_log(n, sigma2):
 
 
 def dgauss_epsilon_hat(epsilon, xi):
-    """ε̂ = min{sqrt(ε² + ξ/2), ε + ξ} of Lemma 4 / Theorem 4 (seed 003)."""
+    """ε̂ = min{sqrt(ε² + ξ/2), ε + ξ} of Lemma 4 / Theorem 4 (Chowdhury & Zhou (2023))."""
     return min(math.sqrt(epsilon**2 + xi / 2), epsilon + xi)
 
 
@@ -107,7 +107,7 @@ def dgauss_sum_tv_bound(n, sigma2):
     so 1 ≤ A_σ(t) ≤ e^{Δ_σ(t)}, Δ_σ(t) = 2 Σ_{k≥1} e^{−2π²σ²k²}(cosh(2πσ²kt) − 1).
     Hence |φ_σ^n − φ_{√n σ}| ≤ e^{−nσ²t²/2} (e^{max(nΔ_σ, Δ_{√nσ})} − 1), and
     by Fourier inversion sup_x |P(x) − Q(x)| ≤ D := (1/2π) ∫_{−π}^{π} of that.
-    Both laws are nσ²-sub-Gaussian (seed 003 Fact 3), so for any M ≥ 0
+    Both laws are nσ²-sub-Gaussian (Chowdhury & Zhou (2023) Fact 3), so for any M ≥ 0
     TV ≤ (2M + 1) D / 2 + 2 exp(−(M + 1)²/(2nσ²)); we minimise over M.
     The integral is evaluated on a fine grid in log space (k ≤ 3 terms of
     Δ; the k ≥ 4 terms are below e^{−18π²σ²} relative to k = 1). For σ ≥ 1
@@ -115,7 +115,7 @@ def dgauss_sum_tv_bound(n, sigma2):
 
     References
     ----------
-    seed 003, Appendix E (Definition 11, Fact 3, Lemma 4 after KLS21).
+    Chowdhury & Zhou (2023), Appendix E (Definition 11, Fact 3, Lemma 4 after KLS21).
     """
     if n <= 1:
         return 0.0

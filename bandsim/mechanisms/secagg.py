@@ -1,7 +1,7 @@
 """The per-batch privacy protocols of Chowdhury & Zhou, as objects of their own.
 
 A batch of n users who pulled the same arm runs the protocol P = (R, S, A)
-(seed 003, Section 3.2): each user's randomizer R encodes her reward at
+(Chowdhury & Zhou (2023), Section 3.2): each user's randomizer R encodes her reward at
 precision g with randomized rounding, adds discrete noise and reduces mod m;
 secure aggregation S reveals only the sum mod m; the analyzer A corrects
 underflow with the accuracy τ and divides by g. :func:`mechanism` derives
@@ -17,7 +17,7 @@ returns a :class:`Mechanism` that can be studied outside any bandit::
 Mechanisms (``name``):
 
 ========================  =========  ====================================
-name                      seed 003   noise and guarantee
+name                      Chowdhury & Zhou (2023)   noise and guarantee
 ========================  =========  ====================================
 ``dist-dp``               Thm 1      Pólya pairs → Lap_Z(g/ε); ε-DP
 ``dist-rdp``              Thm 2      Skellam Sk(0, g²/ε²); RDP ε̂(α)
@@ -28,7 +28,7 @@ name                      seed 003   noise and guarantee
 ========================  =========  ====================================
 
 Each mechanism also carries the tail constants (σ, h) of Assumption 1 /
-Lemma 2 (seed 003, Appendix B): with probability ≥ 1 − 2p the analyzer's
+Lemma 2 (Chowdhury & Zhou (2023), Appendix B): with probability ≥ 1 − 2p the analyzer's
 error |A(ŷ) − Σ x_i| is at most σ sqrt(log(2/p)) + h log(2/p). Every proof
 (Theorems 1–6) splits the error into Term (ii), the randomized rounding,
 which is (n/g²)-sub-Gaussian and contributes sqrt(2n)/g to σ (Lemma 6), and
@@ -45,11 +45,11 @@ number whose ceiling is τ):
 * ``dist-dp-shuffle``: as ``dist-dp`` at ε' = ε/2.
 
 (L = log(2/p).) For ``dist-dp`` these are exactly the constants σ = √2/ε,
-h = 1/ε that Section 6 of seed 003 states, up to g = ⌈ε√n⌉ ≥ ε√n.
+h = 1/ε that Section 6 of Chowdhury & Zhou (2023) states, up to g = ⌈ε√n⌉ ≥ ε√n.
 
 References
 ----------
-seed 003 (Chowdhury & Zhou, arXiv version): Algorithms 2, 3 (R, A);
+Chowdhury & Zhou (2023): Algorithms 2, 3 (R, A);
 Theorems 1–6; Lemma 2, eq. (2); Appendix C.2 (relaxed SecAgg); Appendix E
 (discrete Gaussian); Appendix G (central and local models).
 """
@@ -65,7 +65,7 @@ from .noise_bounds import (dgauss_epsilon_hat, dgauss_sum_tv_bound, dgauss_xi_lo
 #: Largest modulus we allow: y + η and partial modular sums stay in int64.
 MAX_MODULUS = 2**62
 
-#: Constant c of Lemma 5 (seed 003, Appendix G.2), which the seed leaves as
+#: Constant c of Lemma 5 (Chowdhury & Zhou (2023), Appendix G.2), which the seed leaves as
 #: "some absolute constant". Derivation: for X ~ Lap_Z(b), E e^{λX} =
 #: 1/(1 − v (cosh λ − 1)) with v = Var X = 2β/(1−β)² ≤ 2b². For |λ| ≤ 1,
 #: cosh λ − 1 ≤ c₁ λ²/2 with c₁ = 2(cosh 1 − 1); and 1/(1−u) ≤ e^{2u} for

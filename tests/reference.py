@@ -288,7 +288,7 @@ class BinaryTree:
         return out
 
 
-def ucb(rng, means, horizon, checkpoints, gamma=0.0, scale=0.0, sigma=None):
+def ucb(rng, means, horizon, checkpoints, gamma=0.0, scale=0.0, sigma=None, reward=None):
     """Seed 001, Algorithm 1 (UCB1, gamma = scale = 0) or Algorithm 6 (DP-UCB), per pull.
 
     The index is computed as (sum + Γ)/n + sqrt(2 log t) * (1/sqrt(n)), the
@@ -307,7 +307,7 @@ def ucb(rng, means, horizon, checkpoints, gamma=0.0, scale=0.0, sigma=None):
 
     def pull(a):
         tape.pull(rng, a, lambda rng, a: None)
-        x = _next_reward(rng, means, a, sigma)
+        x = reward(rng, a) if reward else _next_reward(rng, means, a, sigma)
         total[a] = trees[a].insert(rng, x) if scale > 0 else total[a] + x
         n[a] += 1
         seq.append(a)
@@ -323,7 +323,7 @@ def ucb(rng, means, horizon, checkpoints, gamma=0.0, scale=0.0, sigma=None):
     return np.array(tape.out), tape.pulls, np.array(seq)
 
 
-def se(rng, means, horizon, checkpoints, sigma=None):
+def se(rng, means, horizon, checkpoints, sigma=None, reward=None):
     """Seed 001, Algorithm 2, one pull at a time (n = pulls per viable arm)."""
     import math
 
@@ -336,7 +336,7 @@ def se(rng, means, horizon, checkpoints, sigma=None):
             if tape.done:  # HALT if t = T (line 7)
                 break
             tape.pull(rng, i, lambda rng, a: None)
-            total[i] += _next_reward(rng, means, i, sigma)
+            total[i] += reward(rng, i) if reward else _next_reward(rng, means, i, sigma)
         if tape.done:
             break
         n += 1

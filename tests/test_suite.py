@@ -256,9 +256,12 @@ def test_compare_shows_what_moved(boards):
     old.append(dict(gone, algorithm="retired-algo"))
     secs, counts = lb.compare((old, board, meta), rows, board, meta, label="old")
     assert counts["verdict"] == 1 and counts["regret"] >= 1 and counts["gone"] == 1
-    moved = secs[1].rows
+    by_title = {sec.title.split(" against")[0]: sec.rows for sec in secs}
+    assert "Board" not in by_title  # the same board: nothing to show
+    moved = by_title["Configurations that moved"]
     assert any(r[0] == "cdp-se" and "FAIL" in r[5] and "beyond CI" in r[3] for r in moved)
-    assert any("retired-algo" == r[0] and "gone" in r[1] for r in secs[-1].rows)
+    assert any(r[0] == "retired-algo" and "gone" in r[1]
+               for r in by_title["Configurations new or gone"])
 
 
 def test_bad_input_fails_with_one_line_naming_the_field(tmp_path, capsys):

@@ -518,7 +518,7 @@ def compare(old, rows, board, meta, label="old"):
                 where.setdefault(r["algorithm"], []).append(r.get("cell") or cell_of(r))
         ng.rows += [[a, f"{tag} ({len(w)})", ", ".join(w)] for a, w in where.items()]
     counts["notes"] = notes
-    return [mv, cs] + ([ng] if ng.rows else []), counts
+    return [sec for sec in (mv, cs, ng) if sec.rows], counts
 
 
 def _rank(r):

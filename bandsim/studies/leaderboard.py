@@ -285,8 +285,9 @@ LEGEND = (
 
 def sections(rows, board, meta, cells=True):
     out = []
-    for trust in trust_order(board):
-        out.append(board_section(trust, board))
+    for trust in trust_order(rows):  # counterparts run only as references have no board row
+        if any(b["trust"] == trust for b in board):
+            out.append(board_section(trust, board))
         if cells:
             out.append(cell_section(trust, rows))
     if meta.get("skipped") or meta.get("errors"):

@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from ..errors import ConfigError
-from . import audit, instances, listing, run, studies
+from . import audit, instances, listing, run, studies, suite
 from .common import wide_console
 
 
@@ -29,12 +29,14 @@ def build_parser():
     studies.add_parsers(sub)
     instances.add_parser(sub)
     audit.add_parser(sub)
+    suite.add_parser(sub)
     return parser
 
 
 COMMANDS = {"list": lambda args, console: listing.cmd_list(wide_console()),
             "run": run.cmd_run, "reproduce": studies.cmd_reproduce, "sweep": studies.cmd_sweep,
-            "instances": instances.cmd_instances, "audit": audit.cmd_audit}
+            "instances": instances.cmd_instances, "audit": audit.cmd_audit,
+            "suite": suite.cmd_suite}
 
 
 def main(argv=None):

@@ -1,0 +1,79 @@
+"""``bandsim suite``: run the standard set and print the audited leaderboard.
+
+``--quick`` (the default) prints a board in under a minute on one core;
+``--full`` is the published board (hours). Files go to ``--out DIR``
+(default ``suite-<version>[-quick]``); ``--compare OLD_DIR`` shows what
+moved against a previous board. See docs/suite.md.
+"""
+from ..errors import ConfigError
+from .common import one_int, wide_console
+
+
+def add_parser(sub):
+    p = sub.add_parser("suite", help="the private-bandit benchmark and its audited leaderboard")
+    tier = p.add_mutually_exclusive_group()
+    tier.add_argument("--quick", dest="tier", action="store_const", const="quick",
+                      help="a subset that runs in under a minute (default)")
+    tier.add_argument("--full", dest="tier", action="store_const", const="full",
+                      help="the published board (1,000 runs; hours)")
+    p.set_defaults(tier="quick")
+    p.add_argument("--out", default=None,
+                   help="output directory (default suite-<version>, -quick for --quick)")
+    p.add_argument("--compare", default=None, metavar="OLD_DIR",
+                   help="a previous board's directory: show what moved")
+    p.add_argument("--algorithms", default=None,
+                   help="only these algorithms, comma-separated (a non-standard board)")
+    p.add_argument("--runs", type=one_int, default=None,
+                   help="override the tier's runs (a non-standard board)")
+    p.add_argument("--threads", type=one_int, default=None,
+                   help="worker threads (default: the cores this process may use)")
+    p.add_argument("--cells", dest="cells", action="store_true", default=None,
+                   help="print every cell's table (default: when there are at most 200 rows)")
+    p.add_argument("--no-cells", dest="cells", action="store_false",
+                   help="print only the boards")
+    p.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="no progress bar")
+    return p
+
+
+def cmd_suite(args, console):
+    from ..studies import leaderboard as lb
+    from ..studies.suite import SUITE_VERSION, run_suite
+
+    algorithms = None
+    if args.algorithms is not None:
+        algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()]
+        if not algorithms:
+            raise ConfigError("algorithms", args.algorithms, "give at least one algorithm name")
+    out = args.out or f"suite-{SUITE_VERSION}" + ("-quick" if args.tier == "quick" else "")
+    old = lb.read(args.compare) if args.compare is not None else None  # fail before any work
+    rows, meta = run_suite(args.tier, algorithms=algorithms, runs=args.runs,
+                           threads=args.threads, console=console, progress=args.progress)
+    lb.rank_rows(rows)
+    board = lb.board_rows(rows)
+    paths = lb.write(out, rows, board, meta)
+    show_cells = args.cells if args.cells is not None else len(rows) <= 200
+    term = wide_console()
+    term.print(f"[bold]{lb.title_of(meta)}[/]")
+    for line in lb.header_lines(meta):
+        term.print(line, highlight=False)
+    for table in lb.rich_tables(lb.sections(rows, board, meta, cells=show_cells)):
+        term.print(table)
+    term.print(lb.LEGEND, style="dim", highlight=False)
+    if old is not None:
+        secs, counts = lb.compare(old, rows, board, meta, label=str(args.compare))
+        for table in lb.rich_tables(secs):
+            term.print(table)
+        path = lb.write_compare(out, secs, counts, str(args.compare))
+        term.print(f"{counts['regret']} regrets moved beyond their CIs, {counts['rank']} "
+                   f"ranks and {counts['verdict']} verdicts changed; {counts['new']} new, "
+                   f"{counts['gone']} gone ({path})", highlight=False)
+        for note in counts["notes"]:
+            term.print(f"[yellow]note:[/] {note}", highlight=False)
+    console.print(f"wrote {', '.join(p.name for p in paths.values())} to {out}",
+                  highlight=False)
+    if meta["errors"]:
+        console.print(f"[bold red]{len(meta['errors'])} configuration(s) failed[/] "
+                      "(see the Skipped table and suite.json)")
+        return 1
+    return 0

@@ -1,0 +1,543 @@
+"""The leaderboard of ``bandsim suite``: ranks, privacy cost, verdicts; tables and files.
+
+From the per-configuration rows of :func:`bandsim.studies.suite.run_suite`:
+
+- **cells**: one instance × T × ε within one trust model (``Algorithm.trust``);
+  non-private algorithms have one cell per instance × T. In every cell the
+  algorithms are ranked by mean final pseudo-regret (1 = lowest; ties share
+  the average rank).
+- **board**: per trust model and algorithm, the mean rank over the cells it
+  ran in, its wins (rank 1), the median of regret ÷ counterpart's regret, the
+  per-batch privacy verdicts, and the wall time.
+- **privacy cost** of a row: its mean regret minus that of the non-private
+  counterpart of its family (:data:`bandsim.studies.suite.COUNTERPARTS`) on
+  the same instance, T and seed; the 95 % half-width adds the two
+  half-widths in quadrature (the runs are treated as independent samples,
+  which is conservative for the random instances both see).
+
+Files written by :func:`write` into the output directory: ``leaderboard.md``,
+``leaderboard.html``, ``rows.parquet`` (one row per configuration),
+``board.parquet`` (one row per trust model × algorithm), ``suite.json``
+(the tier, skipped configurations with reasons, errors, versions) and, with
+``compare``, ``compare.md``.
+"""
+import html
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ConfigError
+
+NONE_TRUST = "none"
+
+
+def _eps_key(e):
+    return "—" if e is None or (isinstance(e, float) and math.isnan(e)) else f"{e:g}"
+
+
+def cell_of(row):
+    """The cell label of a row: ``instance · T · ε``."""
+    return f"{row['instance']} · T={row['horizon']:.0e} · ε={_eps_key(row['epsilon'])}"
+
+
+def _avg_ranks(values):
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def rank_rows(rows):
+    """Add ``cell``, ``rank``, ``cell_size`` and the privacy-cost columns to every row (in place).
+
+    Rows with ``role == "counterpart"`` (references run only for the privacy
+    cost) are not ranked (rank NaN).
+    """
+    nan = float("nan")
+    cells = {}
+    for r in rows:
+        r["cell"] = cell_of(r)
+        r["rank"], r["cell_size"] = nan, 0
+        if r["role"] == "entry":
+            cells.setdefault((r["trust"], r["cell"]), []).append(r)
+    for group in cells.values():
+        for r, k in zip(group, _avg_ranks([g["regret_mean"] for g in group])):
+            r["rank"], r["cell_size"] = k, len(group)
+    ref = {(r["algorithm"], r["instance"], r["horizon"]): r for r in rows if not r["private"]}
+    for r in rows:
+        r["privacy_cost"] = r["privacy_cost_ci95"] = r["cost_ratio"] = nan
+        c = ref.get((r["counterpart"], r["instance"], r["horizon"])) if r["counterpart"] else None
+        if r["counterpart"] and c is None:
+            r["counterpart_note"] = f"{r['counterpart']} did not run here"
+        if c is not None:
+            r["privacy_cost"] = r["regret_mean"] - c["regret_mean"]
+            r["privacy_cost_ci95"] = math.hypot(_z(r["regret_ci95"]), _z(c["regret_ci95"]))
+            if c["regret_mean"] > 0:
+                r["cost_ratio"] = r["regret_mean"] / c["regret_mean"]
+    return rows
+
+
+def _z(x):
+    return 0.0 if x != x else x
+
+
+def board_rows(rows):
+    """One row per trust model × algorithm (ranked entries only), best mean rank first."""
+    import statistics
+
+    by = {}
+    for r in rows:
+        if r["role"] == "entry":
+            by.setdefault((r["trust"], r["algorithm"]), []).append(r)
+    out = []
+    for (trust, name), rs in by.items():
+        ratios = [r["cost_ratio"] for r in rs if r["cost_ratio"] == r["cost_ratio"]]
+        verdicts = {}
+        for r in rs:
+            verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
+        audited = [r["audit_ratio"] for r in rs if r["audit_ratio"] == r["audit_ratio"]]
+        out.append(dict(
+            trust=trust, algorithm=name, provisional=rs[0]["provisional"],
+            provisional_note=rs[0]["provisional_note"], cells=len(rs),
+            mean_rank=statistics.fmean(r["rank"] for r in rs),
+            wins=sum(r["rank"] == 1 for r in rs),
+            counterpart=rs[0]["counterpart"], counterpart_note=rs[0]["counterpart_note"],
+            median_cost_ratio=statistics.median(ratios) if ratios else float("nan"),
+            passes=verdicts.get("PASS", 0), fails=verdicts.get("FAIL", 0),
+            not_audited=verdicts.get("not audited", 0),
+            not_auditable=verdicts.get("not auditable", 0),
+            worst_audit_ratio=max(audited) if audited else float("nan"),
+            runs_min=min(r["runs"] for r in rs), runs_max=max(r["runs"] for r in rs),
+            seconds=sum(r["seconds"] for r in rs)))
+    order = trust_order(out)
+    out.sort(key=lambda b: (order.index(b["trust"]), b["mean_rank"], b["algorithm"]))
+    for i, b in enumerate(out):
+        b["position"] = 1 + sum(o["trust"] == b["trust"] for o in out[:i])
+    return out
+
+
+def trust_order(items):
+    """Trust models in order of first appearance, the non-private reference last."""
+    seen = []
+    for it in items:
+        if it["trust"] not in seen:
+            seen.append(it["trust"])
+    return [t for t in seen if t != NONE_TRUST] + [t for t in seen if t == NONE_TRUST]
+
+
+# ---------------------------------------------------------------- formatting
+
+def num(x):
+    """A regret-like number for tables: ``12,345``, ``12.3``, ``0.123``."""
+    if x != x:
+        return "—"
+    if abs(x) < 5e-4:  # float noise of a sum of identical runs
+        return "0"
+    if abs(x) >= 100:
+        return f"{x:,.0f}"
+    return f"{x:.1f}" if abs(x) >= 1 else f"{x:.3g}"
+
+
+def ratio_text(x):
+    """A ratio: ``0.42``, ``1.9``, ``12``, ``230``."""
+    return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
+
+
+def regret_text(r):
+    return f"{num(r['regret_mean'])} ± {num(r['regret_ci95'])}"
+
+
+def cost_text(r):
+    if r["privacy_cost"] != r["privacy_cost"]:
+        return "—"
+    ratio = f" (×{ratio_text(r['cost_ratio'])})" if r["cost_ratio"] == r["cost_ratio"] else ""
+    sign = "+" if r["privacy_cost"] >= 0 else "−"
+    return f"{sign}{num(abs(r['privacy_cost']))} ± {num(r['privacy_cost_ci95'])}{ratio}"
+
+
+def _quantity(q):
+    q = q.split(" (")[0]
+    return q if len(q) <= 14 else q[:13] + "…"
+
+
+def verdict_text(r):
+    """``PASS ε: 0.5 ≤ 0.5``, ``FAIL δ(ε = 1): 0.02 > 1e-06``, ``not audited``, …"""
+    v = r["verdict"]
+    if v in ("PASS", "FAIL"):
+        op = "≤" if v == "PASS" else ">"
+        return (f"{v} {_quantity(r['audit_quantity'])}: {r['audit_exact']:.3g} {op} "
+                f"{r['audit_claimed']:.3g}")
+    return "—" if v == "n/a" else v
+
+
+def board_verdict_text(b):
+    parts = [f"{n} {k}" for n, k in ((b["passes"], "PASS"), (b["fails"], "FAIL"),
+                                      (b["not_audited"], "not audited"),
+                                      (b["not_auditable"], "not auditable")) if n]
+    if b["worst_audit_ratio"] == b["worst_audit_ratio"]:
+        parts.append(f"worst exact/claimed {b['worst_audit_ratio']:.3g}")
+    return ", ".join(parts) or "—"
+
+
+def name_text(d):
+    return d["algorithm"] + (" †" if d["provisional"] else "")
+
+
+def _secs(s):
+    return f"{s:.1f} s" if s < 600 else f"{s / 60:.0f} min"
+
+
+@dataclass
+class Section:
+    """A titled table (rendered to the terminal, Markdown and HTML alike)."""
+
+    title: str
+    columns: list
+    rows: list = field(default_factory=list)
+    caption: str = ""
+    level: int = 3
+
+
+def board_section(trust, board):
+    s = Section(f"{trust}" if trust != NONE_TRUST else "none (non-private references)",
+                ["#", "algorithm", "mean rank", "cells", "wins", "regret ÷ counterpart",
+                 "per-batch privacy verdicts", "runs", "wall time"])
+    for b in board:
+        if b["trust"] != trust:
+            continue
+        ratio = ("—" if b["median_cost_ratio"] != b["median_cost_ratio"]
+                 else f"×{ratio_text(b['median_cost_ratio'])} vs {b['counterpart']}")
+        if ratio == "—" and b["counterpart_note"] and b["counterpart_note"] != "non-private":
+            ratio = f"— ({b['counterpart_note']})"
+        runs = (f"{b['runs_min']:,}" if b["runs_min"] == b["runs_max"]
+                else f"{b['runs_min']:,}–{b['runs_max']:,}")
+        s.rows.append([str(b["position"]), name_text(b), f"{b['mean_rank']:.2f}",
+                       str(b["cells"]), str(b["wins"]), ratio, board_verdict_text(b), runs,
+                       _secs(b["seconds"])])
+    return s
+
+
+def cell_section(trust, rows):
+    s = Section(f"{trust}: every cell", ["cell", "rank", "algorithm", "runs",
+                                          "regret (mean ± 95 % CI)", "privacy cost",
+                                          "verdict (exact vs claimed)", "s"], level=4)
+    mine = [r for r in rows if r["trust"] == trust]
+    mine.sort(key=lambda r: (r["instance"], r["horizon"], _z(r["epsilon"]),
+                             r["rank"] if r["rank"] == r["rank"] else 1e9, r["algorithm"]))
+    for r in mine:
+        rank = "ref" if r["rank"] != r["rank"] else f"{r['rank']:g}/{r['cell_size']}"
+        s.rows.append([r["cell"], rank, name_text(r), f"{r['runs']:,}", regret_text(r),
+                       cost_text(r), verdict_text(r), f"{r['seconds']:.2f}"])
+    return s
+
+
+def skipped_section(meta):
+    groups = {}
+    for s in meta.get("skipped", []):
+        groups.setdefault((s["algorithm"], s["reason"]), []).append(
+            f"{s['instance']} T={s['horizon']:.0e}")
+    sec = Section("Skipped", ["algorithm", "reason", "where"])
+    for (name, reason), where in groups.items():
+        sec.rows.append([name, reason, ", ".join(where)])
+    for e in meta.get("errors", []):
+        sec.rows.append([e["algorithm"], "ERROR " + e["error"],
+                         f"{e['instance']} T={e['horizon']:.0e} ε={_eps_key(e['epsilon'])}"])
+    return sec
+
+
+def header_lines(meta):
+    v = meta.get("versions", {})
+    std = "standard" if meta.get("standard") else "NON-STANDARD (restricted or overridden)"
+    eps = ", ".join(f"{e:g}" for e in meta["epsilons"])
+    hor = ", ".join(f"{t:.0e}" for t in meta["horizons"])
+    return [
+        f"bandsim suite {meta['suite_version']}, {meta['tier']} tier ({std}); "
+        f"bandsim {v.get('bandsim', '?')}, numpy {v.get('numpy', '?')}, "
+        f"numba {v.get('numba', '?')}; {meta.get('created', '')}",
+        f"instances {', '.join(meta['instances'])}; ε ∈ {{{eps}}} (δ = {meta['delta']:g} "
+        f"where taken); T ∈ {{{hor}}}; {meta['runs']:,} runs (O(T) engines ≤ "
+        f"{meta['step_runs']:,}; costly runs cut to ≈ {meta['budget']:g} s per configuration); "
+        f"wall time {_secs(meta['seconds'])} on {meta['threads']} thread(s)",
+    ]
+
+
+LEGEND = (
+    "Rank: by mean final pseudo-regret within the trust model, per instance × T × ε "
+    "(1 = lowest; ties share the average); mean rank over the cells an algorithm ran in "
+    "(cells differ when reward models are unsupported). Privacy cost: regret minus the "
+    "non-private counterpart of the algorithm's family on the same instance, T and seed "
+    "(± 95 % half-widths in quadrature); ×r = regret ÷ counterpart's. Verdict: the exact "
+    "audit of the largest batch each configuration runs (PASS/FAIL with the exact and "
+    "claimed figure); not audited = an exact audit exists but is too costly at simulation "
+    "time (its `bandsim audit` command is in rows.parquet); not auditable = the mechanism "
+    "has no exact audit. † = provisional specification.")
+
+
+def sections(rows, board, meta, cells=True):
+    out = []
+    for trust in trust_order(rows):  # counterparts run only as references have no board row
+        if any(b["trust"] == trust for b in board):
+            out.append(board_section(trust, board))
+        if cells:
+            out.append(cell_section(trust, rows))
+    if meta.get("skipped") or meta.get("errors"):
+        out.append(skipped_section(meta))
+    return out
+
+
+# ---------------------------------------------------------------- renderers
+
+def rich_tables(secs):
+    from rich.table import Table
+
+    for s in secs:
+        t = Table(title=s.title, caption=s.caption or None, title_justify="left")
+        for c in s.columns:
+            t.add_column(c, overflow="fold")
+        for r in s.rows:
+            t.add_row(*r)
+        yield t
+
+
+def _md_cell(x):
+    return str(x).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(secs, title, lines, legend=LEGEND):
+    out = [f"# {title}", ""] + [f"{ln}  " for ln in lines] + ["", legend, ""]
+    for s in secs:
+        out += ["#" * s.level + " " + s.title, ""]
+        out.append("| " + " | ".join(s.columns) + " |")
+        out.append("|" + "|".join("---" for _ in s.columns) + "|")
+        out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in s.rows]
+        if s.caption:
+            out += ["", s.caption]
+        out.append("")
+    return "\n".join(out)
+
+
+CSS = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:95em}"
+       "table{border-collapse:collapse;margin:0.5em 0 1.5em}"
+       "th,td{border:1px solid #ccc;padding:0.2em 0.5em;text-align:left;font-size:0.9em}"
+       "th{background:#f2f2f2}td.pass{color:#070}td.fail{color:#b00;font-weight:bold}")
+
+
+def to_html(secs, title, lines):
+    e = html.escape
+    out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title>"
+           f"<style>{CSS}</style></head><body><h1>{e(title)}</h1>"]
+    out += [f"<p>{e(ln)}</p>" for ln in lines] + [f"<p><small>{e(LEGEND)}</small></p>"]
+    for s in secs:
+        out.append(f"<h{s.level}>{e(s.title)}</h{s.level}><table><tr>"
+                   + "".join(f"<th>{e(c)}</th>" for c in s.columns) + "</tr>")
+        for r in s.rows:
+            cells = []
+            for c in r:
+                cls = " class='pass'" if str(c).startswith("PASS") else (
+                    " class='fail'" if "FAIL" in str(c) else "")
+                cells.append(f"<td{cls}>{e(str(c))}</td>")
+            out.append("<tr>" + "".join(cells) + "</tr>")
+        out.append("</table>")
+        if s.caption:
+            out.append(f"<p>{e(s.caption)}</p>")
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- files
+
+def _atomic(path, write):
+    """Write ``path`` through a temporary file in the same folder, then rename."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write_text(path, text):
+    _atomic(path, lambda p: Path(p).write_text(text, encoding="utf-8"))
+
+
+def _write_parquet(path, dict_rows, meta):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist(dict_rows) if dict_rows else pa.table({})
+    table = table.replace_schema_metadata({b"bandsim.suite": json.dumps(meta).encode()})
+    _atomic(path, lambda p: pq.write_table(table, p))
+
+
+def title_of(meta):
+    return f"bandsim suite {meta['suite_version']} — {meta['tier']} leaderboard"
+
+
+def write(out, rows, board, meta):
+    """Write the board's files into directory ``out`` (created); returns their paths."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError("out", str(out), "must be a directory (it is a file)")
+    out.mkdir(parents=True, exist_ok=True)
+    secs = sections(rows, board, meta)
+    title, lines = title_of(meta), header_lines(meta)
+    paths = {k: out / n for k, n in (("md", "leaderboard.md"), ("html", "leaderboard.html"),
+                                     ("rows", "rows.parquet"), ("board", "board.parquet"),
+                                     ("json", "suite.json"))}
+    _write_text(paths["md"], markdown(secs, title, lines))
+    _write_text(paths["html"], to_html(secs, title, lines))
+    small = {k: v for k, v in meta.items() if k not in ("skipped", "errors")}
+    _write_parquet(paths["rows"], rows, small)
+    _write_parquet(paths["board"], board, small)
+    _write_text(paths["json"], json.dumps(meta, indent=1, default=str))
+    return paths
+
+
+def read(directory):
+    """(rows, board, meta) of a board written by :func:`write`.
+
+    Raises
+    ------
+    ConfigError
+        ``directory`` holds no suite board.
+    """
+    import pyarrow.parquet as pq
+
+    d = Path(directory)
+    need = [d / "rows.parquet", d / "suite.json"]
+    if not all(p.is_file() for p in need):
+        raise ConfigError("compare", str(directory),
+                          "no suite board there (needs rows.parquet and suite.json from "
+                          "`bandsim suite --out`)")
+    try:
+        rows = pq.read_table(need[0]).to_pylist()
+        meta = json.loads(need[1].read_text())
+        board = pq.read_table(d / "board.parquet").to_pylist() if (d / "board.parquet").is_file() \
+            else board_rows(rows)
+    except (OSError, ValueError) as e:
+        raise ConfigError("compare", str(directory), f"unreadable suite board ({e})") from None
+    return rows, board, meta
+
+
+# ---------------------------------------------------------------- compare
+
+def _key(r):
+    return (r["algorithm"], r["instance"], int(r["horizon"]), _eps_key(r["epsilon"]))
+
+
+def _nan(x):
+    return x is None or x != x
+
+
+def compare(old, rows, board, meta, label="old"):
+    """What moved against a previous board.
+
+    Parameters
+    ----------
+    old : (rows, board, meta)
+        A previous board (:func:`read`).
+    rows, board, meta
+        The new board.
+    label : str
+        How to call the old board (its directory).
+
+    Returns
+    -------
+    sections : list of Section
+        The board's movements (position and mean rank per algorithm), then every
+        configuration that moved: regret changed by more than the two 95 %
+        half-widths in quadrature, rank changed, verdict changed, new or gone.
+    summary : dict
+        Counts: ``regret``, ``rank``, ``verdict``, ``new``, ``gone``, and ``notes``.
+    """
+    o_rows, o_board, o_meta = old
+    notes = []
+    for k in ("suite_version", "tier", "standard"):
+        if o_meta.get(k) != meta.get(k):
+            notes.append(f"{k} differs: {o_meta.get(k)} (old) vs {meta.get(k)} (new)")
+    ob = {(b["trust"], b["algorithm"]): b for b in o_board}
+    mv = Section(f"Board against {label}", ["trust", "algorithm", "position", "mean rank",
+                                            "Δ mean rank"])
+    for b in board:
+        o = ob.get((b["trust"], b["algorithm"]))
+        if o is None:
+            mv.rows.append([b["trust"], name_text(b), f"new → {b['position']}",
+                            f"new → {b['mean_rank']:.2f}", ""])
+            continue
+        d = b["mean_rank"] - o["mean_rank"]
+        if o["position"] != b["position"] or abs(d) > 1e-9:
+            mv.rows.append([b["trust"], name_text(b), f"{o['position']} → {b['position']}",
+                            f"{o['mean_rank']:.2f} → {b['mean_rank']:.2f}", f"{d:+.2f}"])
+    new_keys = {(b["trust"], b["algorithm"]) for b in board}
+    for k, o in ob.items():
+        if k not in new_keys:
+            mv.rows.append([k[0], o["algorithm"], f"{o['position']} → gone", "", ""])
+    old_by = {_key(r): r for r in o_rows}
+    new_by = {_key(r): r for r in rows}
+    counts = dict(regret=0, rank=0, verdict=0, new=0, gone=0)
+    cs = Section(f"Configurations that moved against {label}",
+                 ["algorithm", "cell", "regret old → new", "Δ regret", "rank old → new",
+                  "verdict old → new"])
+    for k, n in new_by.items():
+        o = old_by.get(k)
+        if o is None:
+            continue
+        d = n["regret_mean"] - o["regret_mean"]
+        h = math.hypot(_z(n["regret_ci95"]), _z(o["regret_ci95"]))
+        sig = abs(d) > max(h, 1e-9 * abs(o["regret_mean"]))
+        rank_moved = not (_nan(n["rank"]) and _nan(o["rank"])) and n["rank"] != o["rank"]
+        verdict_moved = n["verdict"] != o["verdict"]
+        counts["regret"] += sig
+        counts["rank"] += rank_moved
+        counts["verdict"] += verdict_moved
+        if sig or rank_moved or verdict_moved:
+            rank = "" if not rank_moved else f"{_rank(o)} → {_rank(n)}"
+            verdict = "" if not verdict_moved else f"{verdict_text(o)} → {verdict_text(n)}"
+            cs.rows.append([name_text(n), n["cell"], f"{regret_text(o)} → {regret_text(n)}",
+                            f"{'+' if d >= 0 else '−'}{num(abs(d))}"
+                            + (" (beyond CI)" if sig else ""), rank, verdict])
+    ng = Section(f"Configurations new or gone against {label}", ["algorithm", "", "where"])
+    for tag, mine, other in (("new", new_by, old_by), ("gone", old_by, new_by)):
+        where = {}
+        for k, r in mine.items():
+            if k not in other:
+                counts[tag] += 1
+                where.setdefault(r["algorithm"], []).append(r.get("cell") or cell_of(r))
+        ng.rows += [[a, f"{tag} ({len(w)})", ", ".join(w)] for a, w in where.items()]
+    counts["notes"] = notes
+    return [sec for sec in (mv, cs, ng) if sec.rows], counts
+
+
+def _rank(r):
+    return "ref" if _nan(r["rank"]) else f"{r['rank']:g}"
+
+
+def write_compare(out, secs, counts, label):
+    """``compare.md`` in ``out``; returns its path."""
+    lines = [f"{counts['regret']} regrets moved beyond their CIs, {counts['rank']} ranks and "
+             f"{counts['verdict']} verdicts changed; {counts['new']} new and "
+             f"{counts['gone']} gone configurations."] + counts["notes"]
+    path = Path(out) / "compare.md"
+    legend = ("A regret moved when the difference of means exceeds the two 95 % half-widths "
+              "in quadrature (about 1 configuration in 20 moves by chance alone).")
+    _write_text(path, markdown(secs, f"bandsim suite: what moved against {label}", lines,
+                               legend))
+    return path
+
+
+__all__ = ["LEGEND", "Section", "board_rows", "compare", "markdown", "rank_rows", "read",
+           "sections", "to_html", "write", "write_compare"]

@@ -16,7 +16,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_OK = {"math", "numpy", "numba", "hashlib", "pathlib", "os", "types", "sys", "json",
+KERNEL_OK = {"math", "numpy", "numba", "hashlib", "pathlib", "os", "types", "sys", "json", "typing",
              "importlib", "__future__"}
 MAX_LINES = 600
 

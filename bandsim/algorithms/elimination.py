@@ -178,7 +178,7 @@ BATCH_SE = Algorithm(
 DP_SE = Algorithm(
     name="dp-se", summary="DP successive elimination: epochs, Laplace noise on epoch means",
     trust="central ε-DP", source=f"{SAJED}, Algorithm 9", params=(EPSILON, BETA),
-    plan=plan_dp_se, mechanism="laplace")
+    plan=plan_dp_se, mechanism="laplace", family="se")
 
 ALGORITHMS = (
     BATCH_SE, DP_SE,

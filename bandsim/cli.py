@@ -65,7 +65,8 @@ def build_parser():
     run.add_argument("--sigma", type=float, default=0.1, help="σ of gaussian rewards")
     run.add_argument("--horizon", type=_int, required=True, help="T, e.g. 5e7")
     run.add_argument("--runs", type=_int, default=1000, help="independent runs (default 1000)")
-    run.add_argument("--seed", type=_int, default=None, help="root seed (default: random, recorded)")
+    run.add_argument("--seed", type=_int, default=None,
+                     help="root seed (default: drawn once for the whole grid, recorded)")
     run.add_argument("--checkpoints", type=_int, default=None,
                      help="number of regret checkpoints (default 128)")
     run.add_argument("--threads", type=_int, default=None, help="worker threads")
@@ -96,6 +97,9 @@ def build_parser():
     from .privacy.cli import add_audit_parser
 
     add_audit_parser(sub, _floats, _ints, _int)
+    from .results_cli import add_parsers  # results, plot; --overwrite, --dpi, --xscale
+
+    add_parsers(sub)
     return parser
 
 
@@ -143,14 +147,19 @@ def cmd_list(console):
 def cmd_reproduce(args, console):
     from .reproduce import reproduce
 
+    from .results_cli import formats
+
     rows, skipped = reproduce(args.figure, args.out, runs=args.runs, horizon=args.horizon,
                               seed=args.seed, instance_file=args.instance_file,
                               threads=args.threads, console=console,
-                              backend=args.backend, scheduler=args.scheduler)
+                              backend=args.backend, scheduler=args.scheduler,
+                              overwrite=args.overwrite, dpi=args.dpi, xscale=args.xscale,
+                              formats=formats(args))
     for note in skipped:
         console.print(f"[yellow]skipped:[/] {note}")
     wide_console().print(summary_table(rows, first=("panel", "label")))
-    console.print(f"wrote {args.out}/{args.figure}.png, .json and {args.figure}/*.parquet")
+    console.print(f"wrote {args.out}/{args.figure}.{{{args.format},json}} "
+                  f"and {args.figure}/*.parquet")
     return 0
 
 
@@ -158,8 +167,10 @@ def cmd_sweep(args, console):
     from .sweep import sweep
 
     rows = sweep(args.study, args.out, console=console, backend=args.backend,
-                 scheduler=args.scheduler)
-    wide_console().print(summary_table(rows, first=("job",)))
+                 scheduler=args.scheduler, overwrite=args.overwrite)
+    swept = [k for k in rows[0] if k not in ("job", "file", "key", "resumed", "seconds")
+             and k not in summary_table.columns]  # every swept setting, as a column
+    wide_console().print(summary_table(rows, first=("job", *swept)))
     console.print(f"wrote {len(rows)} results and summary.parquet to {args.out}")
     return 0
 
@@ -227,11 +238,17 @@ def summary_table(rows, first=()):
     for s in rows:
         eps = "-" if s["epsilon"] is None else f"{s['epsilon']:g}"
         secs = "-" if s.get("seconds") is None else f"{s['seconds']:.2f}"
-        t.add_row(*(str(s[c]) for c in first), s["algorithm"], s["instance"], str(s["arms"]),
-                  eps, f"{s['runs']:,}", f"{s['horizon']:.3g}",
+        t.add_row(*("-" if s.get(c) is None else str(s[c]) for c in first), s["algorithm"],
+                  s["instance"], str(s["arms"]), eps, f"{s['runs']:,}", f"{s['horizon']:.3g}",
                   f"{s['regret_mean']:,.1f} ± {s['regret_ci95']:,.1f}",
                   f"{s['regret_median']:,.1f}", f"{s['time_avg_regret_mean']:.3g}", secs)
     return t
+
+
+#: Keys of a summary row that summary_table always shows.
+summary_table.columns = ("algorithm", "instance", "arms", "epsilon", "runs", "horizon",
+                         "regret_mean", "regret_ci95", "regret_median", "time_avg_regret_mean",
+                         "time_avg_regret_ci95", "seed")
 
 
 def batch_table(config):
@@ -267,10 +284,17 @@ def batch_table(config):
 def cmd_run(args, console):
     from .jobs import run_jobs
 
+    if args.seed is None:  # one root seed for the whole grid: common random instances
+        args.seed = __import__("secrets").randbits(63)
     jobs = expand(args)
     rows = [None] * len(jobs)
-    for i, res, seconds in run_jobs(jobs, console=console):
-        rows[i] = summarize(res, seconds, out_path(args, jobs[i], len(jobs)))
+    try:
+        for i, res, seconds in run_jobs(jobs, console=console):
+            rows[i] = summarize(res, seconds, out_path(args, jobs[i], len(jobs)))
+    except KeyboardInterrupt:
+        from .store import Interrupted
+
+        raise Interrupted(sum(r is not None for r in rows), len(jobs)) from None
     print_rows(rows, args.json)
     table = batch_table(res.config) if len(jobs) == 1 and not args.json else None
     if table is not None:
@@ -418,11 +442,18 @@ def main(argv=None):
     try:
         if args.command == "list":
             return cmd_list(wide_console())
+        from .results_cli import DISPATCH
+
         return {"run": cmd_run, "reproduce": cmd_reproduce, "sweep": cmd_sweep,
-                "instances": cmd_instances, "audit": cmd_audit}[args.command](args, console)
+                "instances": cmd_instances, "audit": cmd_audit,
+                **DISPATCH}[args.command](args, console)
     except ConfigError as e:
         console.print(f"[bold red]error:[/] {e}")
         return 2
+    except KeyboardInterrupt as e:  # one line: done, left, the command that resumes
+        from .results_cli import interrupted
+
+        return interrupted(e, argv, console)
 
 
 if __name__ == "__main__":

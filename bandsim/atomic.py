@@ -46,6 +46,7 @@ def atomic_open(path):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=_tmp_prefix(path), suffix=TMP_SUFFIX, dir=path.parent)
     try:
+        os.chmod(tmp, _mode(path))  # mkstemp makes 0600; give the file the usual mode
         with os.fdopen(fd, "wb") as f:
             yield f
             f.flush()
@@ -55,6 +56,16 @@ def atomic_open(path):
         Path(tmp).unlink(missing_ok=True)
         raise
     _fsync_dir(path.parent)
+
+
+def _mode(path):
+    """The target's current permissions, or 0666 less the process umask."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def _fsync_dir(directory):

@@ -37,13 +37,18 @@ def _pyplot():
     return plt
 
 
-def _marks(t, xscale, n=8):
-    """Indices of about ``n`` marker positions, evenly spaced on the drawn x axis."""
+def _marks(t, xscale, n=8, index=0):
+    """Indices of about ``n`` marker positions, evenly spaced on the drawn x axis.
+
+    Curve ``index`` has its markers shifted by a quarter step per index, so
+    markers of overlapping curves do not hide each other.
+    """
     t = np.asarray(t, dtype=np.float64)
     if t.size <= n:
         return np.arange(t.size)
     u = np.log(t) if xscale == "log" else t
-    targets = np.linspace(u[0], u[-1], n + 2)[1:-1]
+    step = (u[-1] - u[0]) / (n + 1)
+    targets = u[0] + step * (np.arange(1, n + 1) - 0.5 + (index % 4) / 4)
     return np.unique(np.searchsorted(u, targets).clip(0, t.size - 1))
 
 
@@ -68,7 +73,7 @@ def plot_curve(ax, t, mean, half=None, *, label=None, index=0, time_average=Fals
     t = np.asarray(t, dtype=np.float64)
     y = np.asarray(mean, dtype=np.float64) / (t if time_average else 1.0)
     st = style(index)
-    line, = ax.plot(t, y, label=label, markevery=list(_marks(t, xscale)), **st)
+    line, = ax.plot(t, y, label=label, markevery=list(_marks(t, xscale, index=index)), **st)
     if band and half is not None and np.all(np.isfinite(half)):
         h = np.asarray(half) / (t if time_average else 1.0)
         ax.fill_between(t, y - h, y + h, color=st["color"], alpha=0.15, linewidth=0)

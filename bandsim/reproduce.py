@@ -204,7 +204,12 @@ def draw(fig_spec, jobs, outcomes, base, *, seed, dpi=300, xscale="linear",
         ax.set_ylabel(fig_spec.ylabel)
         ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
         ax.legend(fontsize=7, frameon=False)
-    fig.suptitle(f"{fig_spec.title}\n{fig_spec.source}; bandsim, seed {seed}", fontsize=9)
+    import textwrap
+
+    width = int(fig.get_figwidth() * 14)  # characters that fit at fontsize 9
+    fig.suptitle("\n".join(textwrap.fill(line, width) for line in
+                           (fig_spec.title, f"{fig_spec.source}; bandsim, seed {seed}")),
+                 fontsize=9)
     return save(fig, base.parent / f"{base.name}.png", dpi=dpi, formats=formats), highlights
 
 

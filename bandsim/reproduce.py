@@ -199,6 +199,7 @@ def draw(fig_spec, jobs, outcomes, base, *, seed, dpi=300, xscale="linear",
                 highlights += _mark_overtakes(ax, panel, points, fig_spec.highlight)
             ax.set_xscale("log")
             ax.set_yscale("log")
+            _no_minor_labels(ax)
             ax.set_xlabel(_SYMBOL.get(param, param))
         ax.set_title(panel.title, fontsize=10)
         ax.set_ylabel(fig_spec.ylabel)
@@ -214,6 +215,14 @@ def draw(fig_spec, jobs, outcomes, base, *, seed, dpi=300, xscale="linear",
 
 
 _SYMBOL = {"epsilon": "ε", "delta": "δ"}
+
+
+def _no_minor_labels(ax):
+    """Label only the decades of a log axis (readable, and much faster to draw)."""
+    from matplotlib.ticker import NullFormatter
+
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 def _mark_overtakes(ax, panel, points, pair):

@@ -222,7 +222,8 @@ def out_path(args, job, n_jobs):
     name = f"{job['algorithm']}_{job_instance(job)}"
     if not job.get("instance_file"):
         name += f"_K{job['arms'] or len(job['means'])}"
-    return d / (name + (f"_eps{eps:g}" if eps is not None else "") + ".parquet")
+    eps = "" if eps is None else f"_eps{float(eps)!r}"  # exact: 0.1 and 0.1000001 differ
+    return d / (name + eps + ".parquet")
 
 
 def summary_table(rows, first=()):

@@ -449,7 +449,7 @@ def main(argv=None):
                 "instances": cmd_instances, "audit": cmd_audit,
                 **DISPATCH}[args.command](args, console)
     except ConfigError as e:
-        console.print(f"[bold red]error:[/] {e}")
+        console.print(f"[bold red]error:[/] {e}", soft_wrap=True)  # one line, even if long
         return 2
     except KeyboardInterrupt as e:  # one line: done, left, the command that resumes
         from .results_cli import interrupted

@@ -91,6 +91,8 @@ def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None
     labels = labels or [_label(j) for j in jobs]
     bar = _progress(console)
     with bar, caching():
+        if not jobs:
+            return
         plan_task = bar.add_task(f"planning {len(jobs)} jobs", total=len(jobs))
         prepared = []
         for job in jobs:
@@ -118,15 +120,30 @@ def _run_local(prepared, paths, labels, bar):
 
 def _run_dask(prepared, paths, scheduler, bar):
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        import dask.distributed  # noqa: F401
     except ImportError as e:  # pragma: no cover - depends on the extra
         raise ImportError("the dask backend needs dask.distributed: "
                           "pip install 'bandsim[dask]'") from e
+    import logging
+
+    on_workers = paths is not None and scheduler is None  # workers share our disk
+    log = logging.getLogger("distributed")
+    level = log.level
+    if scheduler is None:  # our own cluster: no warnings when Ctrl-C cancels its tasks
+        log.setLevel(logging.ERROR)
+    try:
+        yield from _submit_all(prepared, paths, scheduler, bar, on_workers)
+    finally:
+        log.setLevel(level)
+
+
+def _submit_all(prepared, paths, scheduler, bar, on_workers):
     from contextlib import nullcontext
+
+    from dask.distributed import Client, LocalCluster, as_completed
 
     from .store import save_result
 
-    on_workers = paths is not None and scheduler is None  # workers share our disk
     cluster = (nullcontext(None) if scheduler else
                LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
                             dashboard_address=None))

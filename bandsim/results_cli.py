@@ -270,13 +270,14 @@ def interrupted(exc, argv, console):
     command = shlex.join(["bandsim", *(sys.argv[1:] if argv is None else argv)])
     done = getattr(exc, "done", None)
     if done is None:
-        console.print("interrupted; nothing was left half-written. Run again: " + command)
+        console.print("interrupted; nothing was left half-written. Run again: " + command,
+                      soft_wrap=True)
     elif argv_command(argv) == "run":
         console.print(f"interrupted: {done} of {exc.total} jobs done, {exc.left} left; "
-                      f"bandsim run keeps no partial grid, run again: {command}")
+                      f"bandsim run keeps no partial grid, run again: {command}", soft_wrap=True)
     else:
         console.print(f"interrupted: {done} of {exc.total} jobs done, {exc.left} left; "
-                      f"resume with: {command}")
+                      f"resume with: {command}", soft_wrap=True)
     return 130
 
 

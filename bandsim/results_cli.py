@@ -231,18 +231,22 @@ def plot_directory(directory, out=None, *, time_average=False, xscale="linear", 
     fig, axes = figure_grid(len(groups))
     params = [c for c in rows[0] if c not in BASE_COLUMNS and c not in ("panel", "label", "job")]
     files = {str(f.relative_to(d)): f for f in result_files(d)}
+    settings = ["epsilon", "seed", "runs", *params]
     for ax, (g, members) in zip(axes, groups.items()):
-        vary = varying(members, ["algorithm", "epsilon", "seed", "runs", *params])
         for i, r in enumerate(members):
             o = load_outcome(files[r["file"]])
+            same_algo = [m for m in members if m["algorithm"] == r["algorithm"]]
             label = r.get("label") or " ".join(
-                str(r[c]) if c == "algorithm" else f"{_SHORT.get(c, c)}={_fmt(r[c])}"
-                for c in vary if r[c] is not None) or r["algorithm"]
+                [r["algorithm"]] + [f"{_SHORT.get(c, c)}={_fmt(r[c])}"
+                                    for c in varying(same_algo, settings)])
             plot_curve(ax, o.checkpoints, o.mean, o.half95, label=label, index=i,
                        time_average=time_average, xscale=xscale)
         round_axis(ax, xscale)
         inst, k, rewards, T = g
-        ax.set_title(f"{inst}, K = {k}, {rewards}, T = {T:.3g}", fontsize=10)
+        common = [c for c in settings if c not in varying(members, [c])
+                  and members[0][c] is not None and c in ("epsilon", "seed")]
+        extra = "".join(f", {_SHORT.get(c, c)} = {_fmt(members[0][c])}" for c in common)
+        ax.set_title(f"{inst}, K = {k}, {rewards}, T = {T:.3g}{extra}", fontsize=9)
         ax.set_xlabel("t")
         ax.set_ylabel("Reg(t)/t" if time_average else "Pseudo-regret")
         ax.grid(True, linewidth=0.4, alpha=0.5)

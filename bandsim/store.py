@@ -62,7 +62,7 @@ def _sha256_file(path, _cache={}):
         st = p.stat()
     except OSError:
         raise ConfigError("instance_file", str(path), "cannot be read") from None
-    k = (str(p), st.st_mtime_ns, st.st_size)
+    k = (str(p), st.st_ino, st.st_mtime_ns, st.st_size)
     if k not in _cache:
         _cache[k] = sha256(p)
     return _cache[k]

@@ -294,3 +294,18 @@ def test_atomic_write_keeps_the_old_file_on_error(tmp_path):
     assert oct(p.stat().st_mode & 0o777) != oct(0o600)
 
 
+
+
+def test_identity_of_an_instance_file_job_is_its_sha256(tmp_path):
+    from bandsim.datasets import write_instance
+
+    f = tmp_path / "inst.parquet"
+    write_instance(f, [[0.0, 1.0], [0.0, 0.5, 1.0]], [[0.4, 0.6], [0.3, 0.3, 0.4]], name="toy",
+                   kind="test", provenance={})
+    job = dict(algorithm="dp-se", instance_file=str(f), epsilon=1.0, horizon=3000, runs=2, seed=1)
+    res = bandsim.simulate(**job)
+    ident = identity(job)
+    assert ident == identity_of(res.config, res.checkpoints, res.versions)
+    write_instance(f, [[0.0, 1.0], [0.0, 0.5, 1.0]], [[0.5, 0.5], [0.3, 0.3, 0.4]], name="toy",
+                   kind="test", provenance={})
+    assert identity(job)["instance_file"] != ident["instance_file"]  # new data, new key

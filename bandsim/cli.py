@@ -211,6 +211,7 @@ def expand(args):
 
 def out_path(args, job, n_jobs):
     from .jobs import job_instance
+    from .store import exact
 
     if args.out is None:
         return None
@@ -222,7 +223,7 @@ def out_path(args, job, n_jobs):
     name = f"{job['algorithm']}_{job_instance(job)}"
     if not job.get("instance_file"):
         name += f"_K{job['arms'] or len(job['means'])}"
-    eps = "" if eps is None else f"_eps{float(eps)!r}"  # exact: 0.1 and 0.1000001 differ
+    eps = "" if eps is None else f"_eps{exact(eps)}"  # 0.1 and 0.1000001 differ
     return d / (name + eps + ".parquet")
 
 

@@ -58,11 +58,11 @@ _PARAM_NAMES = set().union(*(a.params for a in algorithms.ALGORITHMS.values()))
 
 def slot(p, curve, job, panel):
     """The store slot of a figure job: panel, curve and (for versus panels) the x value."""
-    from .store import slot_name
+    from .store import exact, slot_name
 
     name = f"panel{p + 1}_{_slug(curve.label)}"
     if panel.x is not None and panel.x[0] in job:
-        name += f"_{panel.x[0]}={job[panel.x[0]]!r}"
+        name += f"_{panel.x[0]}={exact(job[panel.x[0]])}"
     return slot_name(name)
 
 

@@ -293,6 +293,13 @@ class Entry:
     note: str = ""
 
 
+def exact(x):
+    """A float as short as ``:g`` when that is exact, else its full ``repr`` (0.1000001)."""
+    x = float(x)
+    short = f"{x:g}"
+    return short if float(short) == x else repr(x)
+
+
 def slot_name(text):
     """A file-system-safe slot name (no path separators, no ``--``)."""
     s = "".join(c if (c.isalnum() or c in "._=+-") else "-" for c in str(text))

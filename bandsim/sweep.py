@@ -112,7 +112,9 @@ def read_study(path):
 
 def _value(v):
     if isinstance(v, float):
-        return repr(v)  # exact: 0.1 and 0.1000001 are different jobs
+        from .store import exact
+
+        return exact(v)  # 0.1 and 0.1000001 are different jobs
     if isinstance(v, (list, tuple)):
         return "-".join(_value(x) for x in v)
     return str(v)

@@ -6,7 +6,8 @@
 - Figures are saved as PNG (``dpi``) and PDF (vector) through
   :mod:`bandsim.atomic`.
 - Panels are laid out row by row (``rows=(3, 2)`` puts three panels on top
-  and two centred below), so a figure never shows an empty panel.
+  and two centred below), so a figure never shows an empty panel; margins
+  are fixed in inches, so drawing needs no layout pass.
 """
 import numpy as np
 
@@ -129,8 +130,16 @@ def layout_rows(n_panels, rows=None):
     return (ncols,) * full + ((rest,) if rest else ())
 
 
-def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None):
+#: Space around each panel's axes, inches: left (y label and ticks), right,
+#: bottom (x label, ticks, ×10ⁿ factor), top (panel title).
+MARGINS = dict(left=0.72, right=0.18, bottom=0.62, top=0.34)
+
+
+def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None, title_lines=0):
     """A figure with ``n_panels`` axes laid out in ``rows`` (no empty panel).
+
+    Every panel is a cell of ``panel_size`` inches whose axes sit inside
+    fixed :data:`MARGINS`, so no layout pass (``tight_layout``) is needed.
 
     Parameters
     ----------
@@ -138,9 +147,11 @@ def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None):
     ncols : int, optional
         Panels per row (then rows are filled in order; a short last row is centred).
     panel_size : (float, float)
-        Inches per panel.
+        Inches per panel, labels included.
     rows : sequence of int, optional
         Panels in each row, e.g. ``(3, 2)``; shorter rows are centred.
+    title_lines : int
+        Lines of figure title (``suptitle``) to leave room for.
 
     Returns
     -------
@@ -151,14 +162,21 @@ def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None):
         full, rest = divmod(n_panels, ncols)
         rows = (ncols,) * full + ((rest,) if rest else ())
     rows = layout_rows(n_panels, rows)
+    pw, ph = panel_size
     width = max(rows)
-    fig = plt.figure(figsize=(panel_size[0] * width, panel_size[1] * len(rows)))
-    gs = fig.add_gridspec(len(rows), 2 * width)
+    head = 0.1 + 0.17 * title_lines if title_lines else 0.0
+    W, H = pw * width, ph * len(rows) + head
+    fig = plt.figure(figsize=(W, H))
+    m = MARGINS
     axes = []
     for r, n in enumerate(rows):
-        start = width - n  # centre the row (in half-panel units)
+        x0 = (width - n) * pw / 2  # centre a short row
+        y0 = H - head - (r + 1) * ph
         for j in range(n):
-            axes.append(fig.add_subplot(gs[r, start + 2 * j:start + 2 * j + 2]))
+            rect = (x0 + j * pw + m["left"], y0 + m["bottom"],
+                    pw - m["left"] - m["right"], ph - m["bottom"] - m["top"])
+            axes.append(fig.add_axes((rect[0] / W, rect[1] / H, rect[2] / W, rect[3] / H)))
+    fig.bandsim_fixed_layout = True
     return fig, axes
 
 
@@ -198,7 +216,8 @@ def save(fig, path, dpi=300, formats=None):
     formats = formats or (path.suffix.lstrip(".") or "png",)
     out = []
     try:
-        fig.tight_layout()
+        if not getattr(fig, "bandsim_fixed_layout", False):
+            fig.tight_layout()
         for fmt in formats:
             p = path.parent / f"{stem}.{fmt}"
             save_figure(fig, p, dpi=dpi, metadata=_metadata(fmt))

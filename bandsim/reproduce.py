@@ -155,13 +155,21 @@ def draw(fig_spec, jobs, outcomes, base, *, seed, dpi=300, xscale="linear",
     """
     import numpy as np
 
-    from .plots import figure_grid, plot_curve, plot_level, plot_points, round_axis, save
+    from .plots import (figure_grid, layout_rows, plot_curve, plot_level, plot_points,
+                        round_axis, save)
 
     drawn = sorted({p for p, _, _ in jobs})
     rows = fig_spec.rows
     if rows is not None and len(drawn) != len(fig_spec.panels):
         rows = None  # panels were skipped: let the layout close the gaps
-    fig, axes = figure_grid(len(drawn), rows=rows)
+    import textwrap
+
+    probe = layout_rows(len(drawn), rows)
+    width = int(4.0 * max(probe) * 14)  # characters of a fontsize-9 line across the figure
+    title = [textwrap.fill(line, width, break_on_hyphens=False) for line in
+             (fig_spec.title, f"{fig_spec.source}; bandsim, seed {seed}")]
+    n_lines = sum(t.count("\n") + 1 for t in title)
+    fig, axes = figure_grid(len(drawn), rows=rows, title_lines=n_lines)
     ax_of = dict(zip(drawn, axes))
     highlights = []
     for p in drawn:
@@ -205,12 +213,7 @@ def draw(fig_spec, jobs, outcomes, base, *, seed, dpi=300, xscale="linear",
         ax.set_ylabel(fig_spec.ylabel)
         ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
         ax.legend(fontsize=7, frameon=False)
-    import textwrap
-
-    width = int(fig.get_figwidth() * 14)  # characters that fit at fontsize 9
-    fig.suptitle("\n".join(textwrap.fill(line, width) for line in
-                           (fig_spec.title, f"{fig_spec.source}; bandsim, seed {seed}")),
-                 fontsize=9)
+    fig.suptitle("\n".join(title), fontsize=9, y=1 - 0.05 / fig.get_figheight(), va="top")
     return save(fig, base.parent / f"{base.name}.png", dpi=dpi, formats=formats), highlights
 
 

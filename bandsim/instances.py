@@ -81,10 +81,32 @@ def thesis_means(name, arms):
     raise ConfigError("instance", name, f"must be one of {', '.join(NAMED)}")
 
 
+class _Normal:
+    """Standard normal pdf, cdf and sf from scipy.special (imports in half the time of
+    scipy.stats)."""
+
+    @staticmethod
+    def pdf(x):
+        return np.exp(-0.5 * np.square(x)) / np.sqrt(2 * np.pi)
+
+    @staticmethod
+    def cdf(x):
+        from scipy.special import ndtr
+
+        return ndtr(x)
+
+    @staticmethod
+    def sf(x):
+        from scipy.special import ndtr
+
+        return ndtr(-np.asarray(x))
+
+
+norm = _Normal()
+
+
 def clipped_gaussian_moments(mu, sigma):
     """Mean and variance of clip(N(mu, sigma²), 0, 1), elementwise (float64 arrays)."""
-    from scipy.stats import norm
-
     mu = np.asarray(mu, dtype=np.float64)
     a = (0.0 - mu) / sigma
     b = (1.0 - mu) / sigma
@@ -99,8 +121,6 @@ def clipped_gaussian_moments(mu, sigma):
 
 def _normal_partial_moments(lo, hi):
     """∫_lo^hi z^k φ(z) dz for k = 0…3 (standard normal φ), elementwise."""
-    from scipy.stats import norm
-
     plo, phi_ = norm.pdf(lo), norm.pdf(hi)
     m0 = norm.cdf(hi) - norm.cdf(lo)
     m1 = plo - phi_
@@ -128,8 +148,6 @@ def clipped_gaussian_abs_third_moment(mu, sigma):
     -------
     float64 array, the shape of ``mu``
     """
-    from scipy.stats import norm
-
     mu = np.asarray(mu, dtype=np.float64)
     c, _ = clipped_gaussian_moments(mu, sigma)
     a, b, zc = (0.0 - mu) / sigma, (1.0 - mu) / sigma, (c - mu) / sigma

@@ -316,8 +316,10 @@ def summarize(res, seconds, path=None):
 
 
 def print_rows(rows, as_json):
-    if as_json:
-        print(json.dumps(rows[0] if len(rows) == 1 else rows, indent=2))
+    if as_json:  # strict JSON: NaN (the CI of one run) is null
+        from .store import dumps
+
+        print(dumps(rows[0] if len(rows) == 1 else rows, indent=2))
     else:
         wide_console().print(summary_table(rows))
 

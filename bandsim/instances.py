@@ -81,10 +81,32 @@ def thesis_means(name, arms):
     raise ConfigError("instance", name, f"must be one of {', '.join(NAMED)}")
 
 
+class _Normal:
+    """Standard normal pdf, cdf and sf from scipy.special (imports in half the time of
+    scipy.stats)."""
+
+    @staticmethod
+    def pdf(x):
+        return np.exp(-0.5 * np.square(x)) / np.sqrt(2 * np.pi)
+
+    @staticmethod
+    def cdf(x):
+        from scipy.special import ndtr
+
+        return ndtr(x)
+
+    @staticmethod
+    def sf(x):
+        from scipy.special import ndtr
+
+        return ndtr(-np.asarray(x))
+
+
+norm = _Normal()
+
+
 def clipped_gaussian_moments(mu, sigma):
     """Mean and variance of clip(N(mu, sigma²), 0, 1), elementwise (float64 arrays)."""
-    from scipy.stats import norm
-
     mu = np.asarray(mu, dtype=np.float64)
     a = (0.0 - mu) / sigma
     b = (1.0 - mu) / sigma
@@ -97,22 +119,72 @@ def clipped_gaussian_moments(mu, sigma):
     return m1, np.maximum(m2 - m1**2, 0.0)
 
 
+def _normal_partial_moments(lo, hi):
+    """∫_lo^hi z^k φ(z) dz for k = 0…3 (standard normal φ), elementwise."""
+    plo, phi_ = norm.pdf(lo), norm.pdf(hi)
+    m0 = norm.cdf(hi) - norm.cdf(lo)
+    m1 = plo - phi_
+    m2 = m0 + np.where(np.isfinite(lo), lo * plo, 0.0) - np.where(np.isfinite(hi), hi * phi_, 0.0)
+    m3 = (np.where(np.isfinite(lo), (lo**2 + 2) * plo, 0.0)
+          - np.where(np.isfinite(hi), (hi**2 + 2) * phi_, 0.0))
+    return m0, m1, m2, m3
+
+
+def clipped_gaussian_abs_third_moment(mu, sigma):
+    """E|X − E X|³ of X = clip(N(mu, sigma²), 0, 1), elementwise, in closed form.
+
+    The atoms at 0 and 1 contribute P(Y ≤ 0)·c³ and P(Y ≥ 1)·(1 − c)³
+    (c = E X); on (0, 1) the cube of y − c = σz + (μ − c) is integrated
+    against φ with the normal's partial moments ∫ z^k φ(z) dz, k ≤ 3, split at c.
+
+    Parameters
+    ----------
+    mu : float64 array
+        Locations μ (any shape).
+    sigma : float
+        σ > 0.
+
+    Returns
+    -------
+    float64 array, the shape of ``mu``
+    """
+    mu = np.asarray(mu, dtype=np.float64)
+    c, _ = clipped_gaussian_moments(mu, sigma)
+    a, b, zc = (0.0 - mu) / sigma, (1.0 - mu) / sigma, (c - mu) / sigma
+    d = mu - c
+
+    def cube(lo, hi):  # ∫_lo^hi (σz + d)³ φ(z) dz
+        m0, m1, m2, m3 = _normal_partial_moments(lo, hi)
+        return sigma**3 * m3 + 3 * sigma**2 * d * m2 + 3 * sigma * d**2 * m1 + d**3 * m0
+
+    inner = -cube(a, zc) + cube(zc, b)
+    return norm.cdf(a) * c**3 + norm.sf(b) * (1.0 - c) ** 3 + inner
+
+
 def berry_esseen_bound(mu, sigma, n):
     """Largest Kolmogorov distance, over the given locations, between the sum of
-    ``n`` clipped Gaussian rewards and its moment-matched normal (Berry–Esseen)."""
-    from scipy import integrate
-    from scipy.stats import norm
+    ``n`` clipped Gaussian rewards and its moment-matched normal (Berry–Esseen).
 
+    C·ρ/(v^{3/2} √n) with ρ = E|X − E X|³ and v = Var X in closed form
+    (:func:`clipped_gaussian_abs_third_moment`), evaluated once per distinct
+    location, all at once; C = 0.4748 (Shevtsova 2011).
+
+    Parameters
+    ----------
+    mu : float64 array
+        Locations (any shape; duplicates are evaluated once).
+    sigma : float
+    n : int
+        Users in the batch sum.
+
+    Returns
+    -------
+    float
+    """
     locs = np.unique(np.asarray(mu, dtype=np.float64))
-    if locs.size > 64:  # the bound is smooth in the location: a grid suffices
-        locs = np.linspace(locs[0], locs[-1], 64)
-    worst = 0.0
-    for m in locs:
-        mean, var = clipped_gaussian_moments(m, sigma)
-        f = lambda y: abs(min(max(y, 0.0), 1.0) - mean) ** 3 * norm.pdf(y, m, sigma)  # noqa: E731
-        rho = integrate.quad(f, m - 12 * sigma, m + 12 * sigma, limit=200)[0]
-        worst = max(worst, BERRY_ESSEEN_C * rho / (var ** 1.5 * np.sqrt(n)))
-    return float(worst)
+    _, var = clipped_gaussian_moments(locs, sigma)
+    rho = clipped_gaussian_abs_third_moment(locs, sigma)
+    return float(np.max(BERRY_ESSEEN_C * rho / (var**1.5 * np.sqrt(n))))
 
 
 @dataclass(frozen=True)

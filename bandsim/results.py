@@ -95,9 +95,10 @@ class Result:
         return self.pseudo_regret.mean(axis=0)
 
     def to_parquet(self, path):
-        """Write the result to ``path`` (Parquet via pyarrow); lossless."""
+        """Write the result to ``path`` (Parquet via pyarrow, atomically); lossless."""
         import pyarrow as pa
-        import pyarrow.parquet as pq
+
+        from .atomic import write_parquet
 
         def col(a, typ):
             a = np.ascontiguousarray(a)
@@ -116,7 +117,7 @@ class Result:
             b"bandsim.checkpoints": json.dumps(self.checkpoints.tolist()).encode(),
             b"bandsim.versions": json.dumps(self.versions).encode(),
         }
-        pq.write_table(table.replace_schema_metadata(meta), path)
+        write_parquet(path, table.replace_schema_metadata(meta))
 
     @classmethod
     def from_parquet(cls, path):

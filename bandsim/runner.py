@@ -16,6 +16,7 @@ import numpy as np
 from . import registry
 from .errors import ConfigError, check_int
 from .instances import GAUSSIAN_NOTE, berry_esseen_bound, make_instance
+from .plancache import memo, plan_key
 from .results import Result
 
 #: Runs per shard (and per Generator) unless the plan sets ``shard_runs``
@@ -165,7 +166,8 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
         raise ConfigError("horizon", horizon, f"must be at least the number of arms ({K})")
     algo.check_rewards(inst.rewards)
     cps = resolve_checkpoints(checkpoints, horizon)
-    plan = algo.plan(resolved, K, horizon)
+    key = plan_key("plan", algo.name, resolved, K, horizon)  # cached within a study
+    plan = memo(key, lambda: algo.plan(resolved, K, horizon))
     config = {
         "algorithm": algo.name,
         "instance": inst.name,
@@ -182,7 +184,8 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     }
     from .privacy.results import result_privacy  # claim + audit of the largest batch
 
-    config["privacy"] = result_privacy(algo, resolved, plan, horizon)
+    config["privacy"] = memo(("privacy",) + key[1:],
+                              lambda: result_privacy(algo, resolved, plan, horizon))
     if inst.name == "means" or inst.location.ndim == 1:
         config["location"] = inst.location.tolist()
     config.update(getattr(plan, "notes", {}))
@@ -247,9 +250,12 @@ def _execute(prep, progress):
             if progress:
                 progress(done)
     else:
-        with ThreadPoolExecutor(max_workers=min(threads, n_shards)) as pool:
+        pool = ThreadPoolExecutor(max_workers=min(threads, n_shards))
+        try:
             for n in pool.map(work, range(n_shards)):
                 done += n
                 if progress:
                     progress(done)
+        finally:  # on Ctrl-C, drop the shards not started yet
+            pool.shutdown(wait=True, cancel_futures=True)
     return Result(cps, out_regret, out_pulls, out_elim, true_means, config, versions())

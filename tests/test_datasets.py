@@ -118,8 +118,8 @@ def test_interrupted_write_leaves_no_half_file(tmp_path, monkeypatch):
     src = write_letor(tmp_path / "train.txt", n=100)
     out = tmp_path / "inst.parquet"
 
-    def broken(table, where, **kw):
-        Path(where).write_bytes(b"PAR1 half")
+    def broken(table, where, **kw):  # a path or, through bandsim.atomic, a file object
+        where.write(b"PAR1 half") if hasattr(where, "write") else Path(where).write_bytes(b"PAR1")
         raise OSError("disk full")
     monkeypatch.setattr(pq, "write_table", broken)
     with pytest.raises(OSError):

@@ -2,7 +2,9 @@
 
 One module per command group: :mod:`~bandsim.cli.run`,
 :mod:`~bandsim.cli.listing`, :mod:`~bandsim.cli.studies` (``reproduce``,
-``sweep``), :mod:`~bandsim.cli.instances` and :mod:`~bandsim.cli.audit`.
+``sweep``), :mod:`~bandsim.cli.results` (``results``, ``plot``),
+:mod:`~bandsim.cli.suite`, :mod:`~bandsim.cli.instances` and
+:mod:`~bandsim.cli.audit`.
 Flags for algorithm parameters are generated from the registered
 declarations, so plug-ins get theirs too. Bad input exits with status 2 and
 one line naming the field and its allowed range.
@@ -11,7 +13,7 @@ import argparse
 import sys
 
 from ..errors import ConfigError
-from . import audit, instances, listing, run, studies, suite
+from . import audit, instances, listing, results, run, studies, suite
 from .common import wide_console
 
 
@@ -30,13 +32,14 @@ def build_parser():
     instances.add_parser(sub)
     audit.add_parser(sub)
     suite.add_parser(sub)
+    results.add_parsers(sub)  # results, plot; --overwrite, --dpi, --xscale on studies
     return parser
 
 
 COMMANDS = {"list": lambda args, console: listing.cmd_list(wide_console()),
             "run": run.cmd_run, "reproduce": studies.cmd_reproduce, "sweep": studies.cmd_sweep,
             "instances": instances.cmd_instances, "audit": audit.cmd_audit,
-            "suite": suite.cmd_suite}
+            "suite": suite.cmd_suite, **results.DISPATCH}
 
 
 def main(argv=None):
@@ -46,8 +49,10 @@ def main(argv=None):
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args, console)
     except ConfigError as e:
-        console.print(f"[bold red]error:[/] {e}", highlight=False)
+        console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)  # one line
         return 2
+    except KeyboardInterrupt as e:  # one line: done, left, the command that resumes
+        return results.interrupted(e, argv, console)
 
 
 if __name__ == "__main__":

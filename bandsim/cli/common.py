@@ -43,8 +43,8 @@ def summary_table(rows, first=()):
     for s in rows:
         eps = "-" if s["epsilon"] is None else f"{s['epsilon']:g}"
         secs = "-" if s.get("seconds") is None else f"{s['seconds']:.2f}"
-        t.add_row(*(str(s[c]) for c in first), s["algorithm"], s["instance"], str(s["arms"]),
-                  eps, f"{s['runs']:,}", f"{s['horizon']:.3g}",
+        t.add_row(*("-" if s.get(c) is None else str(s[c]) for c in first), s["algorithm"],
+                  s["instance"], str(s["arms"]), eps, f"{s['runs']:,}", f"{s['horizon']:.3g}",
                   f"{s['regret_mean']:,.1f} ± {s['regret_ci95']:,.1f}",
                   f"{s['regret_median']:,.1f}", f"{s['time_avg_regret_mean']:.3g}", secs)
     return t
@@ -56,6 +56,12 @@ def print_rows(rows, as_json):
         print(json.dumps(strict_json(rows[0] if len(rows) == 1 else rows), indent=2))
     else:
         wide_console().print(summary_table(rows))
+
+
+#: Keys of a summary row that summary_table always shows.
+SUMMARY_COLUMNS = ("algorithm", "instance", "arms", "epsilon", "runs", "horizon", "regret_mean",
+                   "regret_ci95", "regret_median", "time_avg_regret_mean",
+                   "time_avg_regret_ci95", "seed")
 
 
 def strict_json(x):

@@ -29,7 +29,7 @@ def add_parser(sub):
     run.add_argument("--horizon", type=one_int, required=True, help="T, e.g. 5e7")
     run.add_argument("--runs", type=one_int, default=1000, help="independent runs (default 1000)")
     run.add_argument("--seed", type=one_int, default=None,
-                     help="root seed (default: random, recorded)")
+                     help="root seed (default: drawn once for the whole grid, recorded)")
     run.add_argument("--checkpoints", type=one_int, default=None,
                      help="number of regret checkpoints (default 128)")
     run.add_argument("--threads", type=one_int, default=None, help="worker threads")
@@ -99,6 +99,7 @@ def expand(args):
 
 def out_path(args, job, n_jobs):
     from ..studies.jobs import job_instance
+    from ..studies.store import exact
 
     if args.out is None:
         return None
@@ -110,7 +111,8 @@ def out_path(args, job, n_jobs):
     name = f"{job['algorithm']}_{job_instance(job)}"
     if not job.get("instance_file"):
         name += f"_K{job['arms'] or len(job['means'])}"
-    return d / (name + (f"_eps{eps:g}" if eps is not None else "") + ".parquet")
+    eps = "" if eps is None else f"_eps{exact(eps)}"  # 0.1 and 0.1000001 differ
+    return d / (name + eps + ".parquet")
 
 
 def batch_table(config):
@@ -144,12 +146,21 @@ def batch_table(config):
 
 
 def cmd_run(args, console):
+    import secrets
+
     from ..studies.jobs import run_jobs
 
+    if args.seed is None:  # one root seed for the whole grid: common random instances
+        args.seed = secrets.randbits(63)
     jobs = expand(args)
     rows = [None] * len(jobs)
-    for i, res, seconds in run_jobs(jobs, console=console):
-        rows[i] = summarize(res, seconds, out_path(args, jobs[i], len(jobs)))
+    try:
+        for i, res, seconds in run_jobs(jobs, console=console):
+            rows[i] = summarize(res, seconds, out_path(args, jobs[i], len(jobs)))
+    except KeyboardInterrupt:
+        from ..studies.store import Interrupted
+
+        raise Interrupted(sum(r is not None for r in rows), len(jobs)) from None
     print_rows(rows, args.json)
     table = batch_table(res.config) if len(jobs) == 1 and not args.json else None
     if table is not None:

@@ -27,24 +27,32 @@ def _backend_args(p):
 
 def cmd_reproduce(args, console):
     from ..studies.reproduce import reproduce
+    from .results import formats
 
     rows, skipped = reproduce(args.figure, args.out, runs=args.runs, horizon=args.horizon,
                               seed=args.seed, instance_file=args.instance_file,
                               threads=args.threads, console=console,
-                              backend=args.backend, scheduler=args.scheduler)
+                              backend=args.backend, scheduler=args.scheduler,
+                              overwrite=args.overwrite, dpi=args.dpi, xscale=args.xscale,
+                              formats=formats(args))
     for note in skipped:
         console.print(f"[yellow]skipped:[/] {note}")
     wide_console().print(summary_table(rows, first=("panel", "label")))
-    console.print(f"wrote {args.out}/{args.figure}.png, .json and {args.figure}/*.parquet")
+    console.print(f"wrote {args.out}/{args.figure}.{{{args.format},json}} "
+                  f"and {args.figure}/*.parquet")
     return 0
 
 
 def cmd_sweep(args, console):
     from ..studies.sweep import sweep
 
+    from .common import SUMMARY_COLUMNS
+
     rows = sweep(args.study, args.out, console=console, backend=args.backend,
-                 scheduler=args.scheduler)
-    wide_console().print(summary_table(rows, first=("job",)))
+                 scheduler=args.scheduler, overwrite=args.overwrite)
+    swept = [k for k in rows[0] if k not in ("job", "file", "key", "resumed", "seconds")
+             and k not in SUMMARY_COLUMNS]  # every swept setting, as a column
+    wide_console().print(summary_table(rows, first=("job", *swept)))
     console.print(f"wrote {len(rows)} results and summary.parquet to {args.out}")
     return 0
 

@@ -26,12 +26,11 @@ An instance whose every arm is supported on {0, 1} loads as Bernoulli
 """
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from ..atomic import write_parquet
 from ..errors import ConfigError
 from ..instances import Instance, categorical_instance
 
@@ -79,7 +78,7 @@ def library_versions(*names):
 
 def write_instance(path, values, probs, *, name, kind, provenance, labels=None,
                    sizes=None, extra=None):
-    """Write an instance file atomically (temporary file in the same folder, then rename).
+    """Write an instance file atomically (:func:`bandsim.atomic.write_parquet`).
 
     Parameters
     ----------
@@ -108,7 +107,6 @@ def write_instance(path, values, probs, *, name, kind, provenance, labels=None,
         Invalid distributions (see :func:`bandsim.instances.categorical_instance`).
     """
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     inst = categorical_instance(values, probs, name=name)  # validates
     K = inst.arms
@@ -125,16 +123,7 @@ def write_instance(path, values, probs, *, name, kind, provenance, labels=None,
         cols[k] = pa.array(np.asarray(v))
     meta = {"format": FORMAT, "name": name, "kind": kind, "provenance": provenance}
     table = pa.table(cols).replace_schema_metadata({META_KEY: json.dumps(meta).encode()})
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_parquet(path, table)
     return load_instance(path)
 
 

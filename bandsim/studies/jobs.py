@@ -1,9 +1,10 @@
 """Run many simulations: locally with a progress bar, or on a Dask cluster.
 
 Every job is the keyword set of one :func:`bandsim.simulate` call. All jobs
-are validated (``prepare``) before any of them runs, so a typo in the last
-configuration of a sweep fails at once. Each job carries its own seed, so a
-job's result is the same bit for bit on any backend and any worker.
+are validated (``prepare``, with a progress bar) before any of them runs, so a
+typo in the last configuration of a sweep fails at once; identical plans are
+computed once. Each job carries its seed, so a job's result is the same bit
+for bit on any backend and any worker.
 """
 import time
 
@@ -12,11 +13,21 @@ from ..runner import prepare
 BACKENDS = ("local", "dask")
 
 
-def _run_one(job):
-    """Simulate one job (runs on a Dask worker); returns (Result, seconds)."""
+def _run_one(job, path=None):
+    """Simulate one job (a dict or a Prepared; runs on a Dask worker).
+
+    Returns ``(Result, seconds)``, or ``(Outcome, seconds)`` after writing the
+    result to ``path`` (so only the summary and mean curve travel back).
+    """
     t0 = time.perf_counter()
-    res = prepare(**job).run()
-    return res, time.perf_counter() - t0
+    prep = prepare(**job) if isinstance(job, dict) else job
+    res = prep.run()
+    seconds = time.perf_counter() - t0
+    if path is None:
+        return res, seconds
+    from .store import save_result
+
+    return save_result(res, path, seconds), seconds
 
 
 def job_instance(job):
@@ -35,7 +46,8 @@ def _label(job):
     return f"{job['algorithm']} {name}" + (f" ε={eps:g}" if eps is not None else "") + extra
 
 
-def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None):
+def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None,
+             paths=None):
     """Simulate every job; yield ``(index, result, seconds)`` as each finishes.
 
     Parameters
@@ -43,7 +55,7 @@ def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None
     jobs : list of dict
         Keyword arguments of :func:`bandsim.simulate` (``algorithm`` included).
     console : rich.console.Console, optional
-        Where the progress bar goes (none if omitted).
+        Where the progress bars go (planning, then simulation; none if omitted).
     backend : {"local", "dask"}
         ``local`` runs the jobs one after the other, each on the runner's
         thread pool; ``dask`` submits one task per job to a
@@ -53,6 +65,16 @@ def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None
         in-process cluster when omitted.
     labels : list of str, optional
         Progress-bar labels, one per job.
+    paths : list of path, optional
+        Write job i's result to ``paths[i]`` (atomically) and yield its
+        :class:`bandsim.store.Outcome` (summary and mean curve) instead of the
+        Result. On the in-process Dask cluster the workers write the files;
+        with a remote scheduler the result comes back and is written here.
+
+    Notes
+    -----
+    Jobs are planned (validated) before any runs, with a progress bar, and
+    identical plans are computed once (:mod:`bandsim.plancache`).
 
     Raises
     ------
@@ -62,36 +84,84 @@ def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None
         If ``backend="dask"`` and dask.distributed is not installed.
     """
     from ..errors import ConfigError
+    from ..plancache import caching
 
     if backend not in BACKENDS:
         raise ConfigError("backend", backend, f"must be one of {', '.join(BACKENDS)}")
-    prepared = [prepare(**job) for job in jobs]
     labels = labels or [_label(j) for j in jobs]
     bar = _progress(console)
-    with bar:
-        if backend == "local":
-            for i, prep in enumerate(prepared):
-                task = bar.add_task(labels[i], total=prep.config["runs"])
-                t0 = time.perf_counter()
-                res = prep.run(progress=lambda n, task=task: bar.update(task, completed=n))
-                yield i, res, time.perf_counter() - t0
+    with bar, caching():
+        if not jobs:
             return
-        try:
-            from dask.distributed import Client, LocalCluster, as_completed
-        except ImportError as e:  # pragma: no cover - depends on the extra
-            raise ImportError("the dask backend needs dask.distributed: "
-                              "pip install 'bandsim[dask]'") from e
-        cluster = None if scheduler else LocalCluster(processes=False, n_workers=1,
-                                                      threads_per_worker=2)
-        with Client(scheduler or cluster) as client:
-            task = bar.add_task(f"{len(jobs)} jobs on dask", total=len(jobs))
-            futures = {client.submit(_run_one, job, pure=False): i for i, job in enumerate(jobs)}
-            for fut in as_completed(futures):
-                res, seconds = fut.result()
-                bar.advance(task)
-                yield futures[fut], res, seconds
-        if cluster is not None:
-            cluster.close()
+        plan_task = bar.add_task(f"planning {len(jobs)} jobs", total=len(jobs))
+        prepared = []
+        for job in jobs:
+            prepared.append(prepare(**job))
+            bar.advance(plan_task)
+        if backend == "local":
+            yield from _run_local(prepared, paths, labels, bar)
+            return
+        yield from _run_dask(prepared, paths, scheduler, bar)
+
+
+def _run_local(prepared, paths, labels, bar):
+    from .store import save_result
+
+    for i in range(len(prepared)):
+        prep, prepared[i] = prepared[i], None  # keep no plan longer than needed
+        task = bar.add_task(labels[i], total=prep.config["runs"])
+        t0 = time.perf_counter()
+        res = prep.run(progress=lambda n, task=task: bar.update(task, completed=n))
+        seconds = time.perf_counter() - t0
+        if paths is not None:
+            res = save_result(res, paths[i], seconds)
+        yield i, res, seconds
+
+
+def _run_dask(prepared, paths, scheduler, bar):
+    try:
+        import dask.distributed  # noqa: F401
+    except ImportError as e:  # pragma: no cover - depends on the extra
+        raise ImportError("the dask backend needs dask.distributed: "
+                          "pip install 'bandsim[dask]'") from e
+    import logging
+
+    on_workers = paths is not None and scheduler is None  # workers share our disk
+    log = logging.getLogger("distributed")
+    level = log.level
+    if scheduler is None:  # our own cluster: no warnings when Ctrl-C cancels its tasks
+        log.setLevel(logging.ERROR)
+    try:
+        yield from _submit_all(prepared, paths, scheduler, bar, on_workers)
+    finally:
+        log.setLevel(level)
+
+
+def _submit_all(prepared, paths, scheduler, bar, on_workers):
+    from contextlib import nullcontext
+
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    from .store import save_result
+
+    cluster = (nullcontext(None) if scheduler else
+               LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
+                            dashboard_address=None))
+    with cluster as c, Client(scheduler or c) as client:
+        task = bar.add_task(f"{len(prepared)} jobs on dask", total=len(prepared))
+        futures = {}
+        for i in range(len(prepared)):
+            path = str(paths[i]) if on_workers else None
+            futures[client.submit(_run_one, prepared[i], path, pure=False)] = i
+            prepared[i] = None
+        for fut in as_completed(futures):
+            i = futures.pop(fut)
+            res, seconds = fut.result()
+            fut.release()  # the cluster forgets the result at once
+            if paths is not None and not on_workers:
+                res = save_result(res, paths[i], seconds)
+            bar.advance(task)
+            yield i, res, seconds
 
 
 def _progress(console):

@@ -1,5 +1,10 @@
-"""``bandsim reproduce FIGURE --out DIR``: simulate and draw one of the seeds' figures."""
-import json
+"""``bandsim reproduce FIGURE --out DIR``: simulate and draw one of the papers' figures.
+
+Results go through :mod:`bandsim.store` (one Parquet file per curve, keyed by
+its full configuration): an interrupted ``reproduce`` resumes, a repeated one
+redraws from disk, and one with other settings (``--runs``, ``--horizon``,
+``--seed``) into the same directory is refused unless ``overwrite``.
+"""
 from pathlib import Path
 
 from .. import registry
@@ -13,6 +18,9 @@ def figure_jobs(figure, runs=None, horizon=None, seed=1, instance_file=None, thr
     Returns
     -------
     jobs : list of (panel_index, Curve, dict)
+        For a panel of final regret against a parameter (``Panel.x``), one
+        job per curve and value (one only if the curve's algorithm does not
+        take the parameter).
     skipped : list of str
         Curves whose algorithm is not in this bandsim, and instance-file
         panels when no ``instance_file`` was given.
@@ -28,32 +36,60 @@ def figure_jobs(figure, runs=None, horizon=None, seed=1, instance_file=None, thr
                 skipped.append(f"{curve.label} in '{panel.title}': "
                                f"algorithm {curve.algorithm} is not available")
                 continue
-            job = dict(algorithm=curve.algorithm, **panel.options, **curve.options,
-                       horizon=horizon or figure.horizon, runs=runs or figure.runs,
-                       seed=seed, threads=threads)
+            takes = {p.name for p in registry.get_algorithm(curve.algorithm).params}
+            opts = {k: v for k, v in {**panel.options, **curve.options}.items()
+                    if k in takes or k not in registry.all_params()}
+            job = dict(algorithm=curve.algorithm, **opts,
+                       horizon=horizon or panel.horizon or figure.horizon,
+                       runs=runs or figure.runs, seed=seed, threads=threads)
             if panel.needs_instance_file:
                 job["instance_file"] = instance_file
-            jobs.append((p, curve, job))
+            if panel.x is None or panel.x[0] not in takes:
+                jobs.append((p, curve, job))
+                continue
+            param, values = panel.x
+            jobs.extend((p, curve, {**job, param: v}) for v in values)
     return jobs, skipped
 
 
+
+
+def slot(p, curve, job, panel):
+    """The store slot of a figure job: panel, curve and (for versus panels) the x value."""
+    from .store import exact, slot_name
+
+    name = f"panel{p + 1}_{_slug(curve.label)}"
+    if panel.x is not None and panel.x[0] in job:
+        name += f"_{panel.x[0]}={exact(job[panel.x[0]])}"
+    return slot_name(name)
+
+
 def reproduce(name, out, *, runs=None, horizon=None, seed=1, instance_file=None,
-              threads=None, console=None, backend="local", scheduler=None):
-    """Simulate every curve of figure ``name``; write Parquet, PNG and JSON to ``out``.
+              threads=None, console=None, backend="local", scheduler=None, overwrite=False,
+              dpi=300, xscale="linear", formats=("png", "pdf")):
+    """Simulate every curve of figure ``name``; write Parquet, PNG, PDF and JSON to ``out``.
 
     Parameters
     ----------
     name : str
         A key of :data:`bandsim.figures.FIGURES` (``bandsim list``).
     out : path
-        Output directory (created). Writes ``out/NAME.png``,
+        Output directory (created). Writes ``out/NAME.png``, ``out/NAME.pdf``,
         ``out/NAME.json`` (summary rows) and ``out/NAME/*.parquet``.
     runs, horizon : int, optional
-        Override the paper's runs and T (e.g. for a quick look).
+        Override the paper's runs and T of every panel (e.g. for a quick look).
     seed : int
         Root seed shared by every curve (common random instances).
     instance_file : path, optional
         Instance file for the real-data panels.
+    overwrite : bool
+        Recompute stored curves of another configuration instead of refusing.
+    dpi : int
+        PNG resolution.
+    xscale : {"linear", "log"}
+        x axis of the regret-against-t panels.
+    formats : sequence of str
+        Figure files to write.
 
     Returns
     -------
@@ -64,54 +100,148 @@ def reproduce(name, out, *, runs=None, horizon=None, seed=1, instance_file=None,
     Raises
     ------
     ConfigError
-        Unknown figure, or invalid overrides (before any simulation).
+        Unknown figure, invalid overrides (before any simulation), or stored
+        results of another configuration without ``overwrite``.
+    bandsim.store.Interrupted
+        On Ctrl-C.
     """
-    from .jobs import run_jobs
-    from .plots import figure_grid, plot_regret, save
+    from ..atomic import write_text
+    from .plots import XSCALES
+    from .store import dumps, run_stored
 
     if name not in FIGURES:
         raise ConfigError("figure", name, f"must be one of {', '.join(FIGURES)}")
+    if xscale not in XSCALES:
+        raise ConfigError("xscale", xscale, f"must be one of {', '.join(XSCALES)}")
     fig_spec = FIGURES[name]
     jobs, skipped = figure_jobs(fig_spec, runs, horizon, seed, instance_file, threads)
     out = Path(out)
-    (out / name).mkdir(parents=True, exist_ok=True)
-    results = {}
-    labels = [f"{fig_spec.panels[p].title}: {c.label}" for p, c, _ in jobs]
-    for i, res, seconds in run_jobs([j for _, _, j in jobs], console=console,
-                                    backend=backend, scheduler=scheduler, labels=labels):
-        p, curve, _ = jobs[i]
-        res.to_parquet(out / name / f"panel{p + 1}_{_slug(curve.label)}.parquet")
-        results[i] = (res, seconds)
-
-    fig, axes = figure_grid(len(fig_spec.panels))
+    slots = [slot(p, c, j, fig_spec.panels[p]) for p, c, j in jobs]
+    labels = [f"{fig_spec.panels[p].title}: {c.label}"
+              + (f" {fig_spec.panels[p].x[0]}={j[fig_spec.panels[p].x[0]]:g}"
+                 if fig_spec.panels[p].x and fig_spec.panels[p].x[0] in j else "")
+              for p, c, j in jobs]
+    entries, outcomes = run_stored([j for _, _, j in jobs], slots, out / name,
+                                   overwrite=overwrite, console=console, backend=backend,
+                                   scheduler=scheduler, labels=labels)
     rows = []
-    ytop = [0.0] * len(fig_spec.panels)
-    for i, (p, curve, _) in enumerate(jobs):
-        res, seconds = results[i]
-        plot_regret(axes[p], res, label=curve.label, time_average=fig_spec.time_average)
-        if fig_spec.time_average:  # like the papers: the first 2 % of t off the scale
-            late = res.checkpoints >= res.horizon / 50
-            curve_y = res.mean_regret_curve()[late] / res.checkpoints[late]
-            ytop[p] = max(ytop[p], 1.15 * float(curve_y.max()))
-        rows.append(dict(panel=fig_spec.panels[p].title, label=curve.label,
-                         seconds=seconds, **res.summary()))
-    for ax, panel, top in zip(axes, fig_spec.panels, ytop):
-        if top > 0:
-            ax.set_ylim(0, top)
-        ax.set_title(panel.title, fontsize=10)
-        ax.set_xlabel("t (pulls)")
-        ax.set_ylabel("Reg(t)/t" if fig_spec.time_average else "pseudo-regret")
-        if ax.lines:
-            ax.legend(fontsize=8)
-        else:
-            ax.text(0.5, 0.5, "not simulated", ha="center", va="center",
-                    transform=ax.transAxes)
-    fig.suptitle(f"{fig_spec.title}\n({fig_spec.source}; bandsim, seed {seed})", fontsize=11)
-    save(fig, out / f"{name}.png")
-    (out / f"{name}.json").write_text(json.dumps(
-        dict(figure=name, source=fig_spec.source, seed=seed, rows=rows, skipped=skipped),
-        indent=2))
+    for (p, curve, job), e, o in zip(jobs, entries, outcomes):
+        panel = fig_spec.panels[p]
+        row = dict(panel=panel.title, label=curve.label, file=f"{name}/{e.path.name}",
+                   **{k: v for k, v in o.summary.items()})
+        if panel.x is not None:
+            row["x"] = panel.x[0]
+        rows.append(row)
+    files, highlights = [], []
+    if jobs:
+        files, highlights = draw(fig_spec, jobs, outcomes, out / name, seed=seed, dpi=dpi,
+                                 xscale=xscale, formats=formats)
+    else:
+        skipped.append("no panel could be simulated: no figure drawn")
+    write_text(out / f"{name}.json", dumps(
+        dict(figure=name, title=fig_spec.title, source=fig_spec.source, seed=seed,
+             rows=rows, skipped=skipped, files=[f.name for f in files],
+             highlights=highlights), indent=2))
     return rows, skipped
+
+
+def draw(fig_spec, jobs, outcomes, base, *, seed, dpi=300, xscale="linear",
+         formats=("png", "pdf")):
+    """Draw a figure from its jobs' outcomes; return (files written, highlighted points).
+
+    Only panels with at least one curve are drawn (no empty panel).
+    """
+    import numpy as np
+
+    from .plots import (figure_grid, layout_rows, plot_curve, plot_level, plot_points,
+                        round_axis, save)
+
+    drawn = sorted({p for p, _, _ in jobs})
+    rows = fig_spec.rows
+    if rows is not None and len(drawn) != len(fig_spec.panels):
+        rows = None  # panels were skipped: let the layout close the gaps
+    import textwrap
+
+    probe = layout_rows(len(drawn), rows)
+    width = int(4.0 * max(probe) * 14)  # characters of a fontsize-9 line across the figure
+    title = [textwrap.fill(line, width, break_on_hyphens=False) for line in
+             (fig_spec.title, f"{fig_spec.source}; bandsim, seed {seed}")]
+    n_lines = sum(t.count("\n") + 1 for t in title)
+    fig, axes = figure_grid(len(drawn), rows=rows, title_lines=n_lines)
+    ax_of = dict(zip(drawn, axes))
+    highlights = []
+    for p in drawn:
+        ax, panel = ax_of[p], fig_spec.panels[p]
+        items = [(c, j, o) for (q, c, j), o in zip(jobs, outcomes) if q == p]
+        labels = list(dict.fromkeys(c.label for c, _, _ in items))
+        if panel.x is None:
+            ytop = 0.0
+            for c, j, o in items:
+                i = labels.index(c.label)
+                plot_curve(ax, o.checkpoints, o.mean, o.half95, label=c.label, index=i,
+                           time_average=fig_spec.time_average, xscale=xscale)
+                if fig_spec.time_average:  # as the papers: the first 2 % of t off the scale
+                    late = o.checkpoints >= o.checkpoints[-1] / 50
+                    ytop = max(ytop, 1.15 * float((o.mean[late] / o.checkpoints[late]).max()))
+            if ytop > 0:
+                ax.set_ylim(0, ytop)
+            round_axis(ax, xscale)
+            ax.set_xlabel(fig_spec.xlabel)
+        else:
+            param = panel.x[0]
+            points = {}
+            for c, j, o in items:
+                i = labels.index(c.label)
+                final = (o.summary["regret_mean"], o.summary["regret_ci95"])
+                if param in j:
+                    points.setdefault(c.label, (i, []))[1].append((j[param], *final))
+                else:
+                    plot_level(ax, *final, label=f"{c.label} (no {_SYMBOL.get(param, param)})",
+                               index=i)
+            for label, (i, pts) in points.items():
+                x, y, h = map(np.array, zip(*pts))
+                plot_points(ax, x, y, h, label=label, index=i)
+            if fig_spec.highlight and all(lab in points for lab in fig_spec.highlight):
+                highlights += _mark_overtakes(ax, panel, points, fig_spec.highlight)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            _no_minor_labels(ax)
+            ax.set_xlabel(_SYMBOL.get(param, param))
+        ax.set_title(panel.title, fontsize=10)
+        ax.set_ylabel(fig_spec.ylabel)
+        ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
+        ax.legend(fontsize=7, frameon=False)
+    fig.suptitle("\n".join(title), fontsize=9, y=1 - 0.05 / fig.get_figheight(), va="top")
+    return save(fig, base.parent / f"{base.name}.png", dpi=dpi, formats=formats), highlights
+
+
+_SYMBOL = {"epsilon": "ε", "delta": "δ"}
+
+
+def _no_minor_labels(ax):
+    """Label only the decades of a log axis (readable, and much faster to draw)."""
+    from matplotlib.ticker import NullFormatter
+
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def _mark_overtakes(ax, panel, points, pair):
+    """Mark the x values where curve ``pair[1]`` has lower mean regret than ``pair[0]``."""
+    a = {x: (y, h) for x, y, h in points[pair[0]][1]}
+    b = {x: (y, h) for x, y, h in points[pair[1]][1]}
+    out = []
+    first = True
+    for x in sorted(set(a) & set(b)):
+        (ya, ha), (yb, hb) = a[x], b[x]
+        if yb < ya:
+            ax.axvline(x, color="0.6", linewidth=6, alpha=0.25, zorder=0,
+                       label=f"{pair[1]} below {pair[0]}" if first else None)
+            first = False
+            out.append(dict(panel=panel.title, parameter=panel.x[0], value=x,
+                            **{pair[0]: ya, pair[1]: yb},
+                            separated_at_95=bool(yb + hb < ya - ha)))
+    return out
 
 
 def _slug(text):

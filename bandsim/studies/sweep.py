@@ -17,9 +17,21 @@ A study file has a ``[study]`` table of settings shared by every job and a
 
 Any :func:`bandsim.simulate` keyword may appear in either table. Parameters
 an algorithm does not take (ε for ``batch-se``) are dropped for it, and
-duplicates removed. Each job writes ``DIR/<job>.parquet``; a job whose file
-exists is skipped (resume after an interruption); ``DIR/summary.parquet`` and
-``DIR/summary.json`` collect the summary rows of all jobs.
+duplicates removed.
+
+Seeds: every job of the grid runs with the same root seed (``seed`` in
+``[study]``), so algorithms compared on ``easy``/``hard`` see the same random
+instances. Without one, a seed is drawn once for the whole grid, recorded in
+``DIR/study.json`` and reused when the study is resumed into ``DIR``.
+``seeds = "independent"`` in ``[study]`` gives each job its own seed derived
+from the root seed and the job's name; ``seed = [1, 2, 3]`` in ``[grid]``
+makes replicates.
+
+Each job writes ``DIR/<job>--<key>.parquet`` through :mod:`bandsim.store`
+(keyed by the job's full configuration and the bandsim version; atomic
+writes): an interrupted sweep resumes where it stopped, and a changed study
+is refused unless ``overwrite=True``. ``DIR/summary.parquet`` and
+``DIR/summary.json`` hold one row per job with every swept setting as a column.
 """
 import itertools
 import json
@@ -28,13 +40,27 @@ from pathlib import Path
 
 from .. import registry
 from ..errors import ConfigError
+from .store import RUN_KEYS
 
-RUN_KEYS = {"instance", "arms", "horizon", "runs", "seed", "rewards", "sigma", "means",
-            "checkpoints", "threads", "instance_file"}
+SEED_MODES = ("shared", "independent")
 
 
 def load_study(path):
-    """Parse a study file into (name, list of job dicts).
+    """Parse a study file into (name, list of job dicts); see :func:`read_study`."""
+    name, jobs, _ = read_study(path)
+    return name, jobs
+
+
+def read_study(path):
+    """Parse a study file into (name, list of job dicts, settings).
+
+    Returns
+    -------
+    name : str
+    jobs : list of dict
+    settings : dict
+        ``seeds`` (``shared`` or ``independent``) and ``swept``: the keys of
+        ``[grid]`` (algorithm included), in file order.
 
     Raises
     ------
@@ -52,11 +78,15 @@ def load_study(path):
     if not grid:
         raise ConfigError("grid", None, f"{path} needs a [grid] table of lists")
     name = study.pop("name", path.stem)
+    seeds = study.pop("seeds", "shared")
+    if seeds not in SEED_MODES:
+        raise ConfigError("seeds", seeds, f"must be one of {', '.join(SEED_MODES)}")
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             raise ConfigError(f"grid.{key}", values, "must be a non-empty list")
     if "algorithm" not in grid and "algorithm" not in study:
         raise ConfigError("algorithm", None, "give it in [study] or [grid]")
+    swept = list(grid)
     algo_names = grid.get("algorithm") or [study.pop("algorithm")]
     grid = {k: v for k, v in grid.items() if k != "algorithm"}
     algos = [registry.get_algorithm(a) for a in algo_names]
@@ -77,11 +107,23 @@ def load_study(path):
             if key not in seen:
                 seen.add(key)
                 jobs.append(job)
-    return name, jobs
+    return name, jobs, dict(seeds=seeds, swept=swept)
+
+
+def _value(v):
+    if isinstance(v, float):
+        from .store import exact
+
+        return exact(v)  # 0.1 and 0.1000001 are different jobs
+    if isinstance(v, (list, tuple)):
+        return "-".join(_value(x) for x in v)
+    return str(v)
 
 
 def job_name(job):
-    """A file name for a job: its non-shared settings, readable."""
+    """A file name for a job: its non-shared settings, readable, floats written exactly."""
+    from .store import slot_name
+
     parts = [job["algorithm"]]
     for k in sorted(job):
         if k in ("algorithm", "horizon", "runs", "seed", "threads"):
@@ -89,40 +131,94 @@ def job_name(job):
         v = job[k]
         if k == "instance_file":
             v = Path(v).stem
-        parts.append(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}")
-    return "_".join(str(p).replace("/", "-").replace(",", "-") for p in parts)
+        parts.append(f"{k}={_value(v)}")
+    return slot_name("_".join(str(p).replace("/", "-").replace(",", "-") for p in parts))
 
 
-def sweep(path, out, *, console=None, backend="local", scheduler=None):
+def _independent_seed(root, name):
+    import hashlib
+
+    import numpy as np
+
+    words = np.frombuffer(hashlib.sha256(name.encode()).digest()[:8], np.uint32)
+    ss = np.random.SeedSequence([root, *map(int, words)])
+    return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def assign_seeds(jobs, names, settings, out):
+    """Give every job its seed (see the module notes); return the root seed used.
+
+    A study without a seed draws one and records it in ``out/study.json``; a
+    later run of the study into ``out`` reuses it.
+    """
+    import secrets
+
+    from ..atomic import write_text
+    from .store import dumps
+
+    manifest = Path(out) / "study.json"
+    fixed = [j for j in jobs if j.get("seed") is not None]
+    root = None
+    if len(fixed) < len(jobs):
+        try:
+            root = int(json.loads(manifest.read_text())["seed"])
+        except (OSError, ValueError, KeyError, TypeError):
+            root = secrets.randbits(63)
+    for job, name in zip(jobs, names):
+        if job.get("seed") is None:
+            job["seed"] = root
+        if settings["seeds"] == "independent":
+            job["seed"] = _independent_seed(int(job["seed"]), name)
+    if root is not None:
+        write_text(manifest, dumps(dict(seed=root, drawn=True,
+                                        note="root seed drawn for this study "
+                                             "(no seed in [study]); reused on resume"),
+                                   indent=1))
+    return root
+
+
+def sweep(path, out, *, console=None, backend="local", scheduler=None, overwrite=False):
     """Run a study file; return the summary rows (one per job).
+
+    Each row has ``job``, ``file``, ``resumed``, ``seconds``, ``seed``, every
+    swept setting and the result's summary.
 
     Raises
     ------
     ConfigError
-        On an invalid study or job (before any job runs).
+        On an invalid study or job (before any job runs), or when ``out``
+        holds results of another configuration of the same jobs and
+        ``overwrite`` is False.
+    bandsim.store.Interrupted
+        On Ctrl-C (what is stored stays; run again to resume).
     """
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    from .jobs import run_jobs
-    from ..results import Result
+    from ..atomic import write_parquet, write_text
+    from .store import dumps, run_stored
 
-    name, jobs = load_study(path)
+    name, jobs, settings = read_study(path)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    files = [out / f"{job_name(j)}.parquet" for j in jobs]
-    todo = [i for i, f in enumerate(files) if not f.exists()]
-    rows = [None] * len(jobs)
-    for i in set(range(len(jobs))) - set(todo):
-        rows[i] = dict(job=files[i].stem, resumed=True, **Result.from_parquet(files[i]).summary())
-    for j, res, seconds in run_jobs([jobs[i] for i in todo], console=console,
-                                    backend=backend, scheduler=scheduler):
-        i = todo[j]
-        res.to_parquet(files[i])
-        rows[i] = dict(job=files[i].stem, resumed=False, seconds=seconds, **res.summary())
-    table = pa.Table.from_pylist([{k: v for k, v in r.items() if k != "pulls_mean"}
-                                  for r in rows])
-    pq.write_table(table.replace_schema_metadata({b"bandsim.study": name.encode()}),
-                   out / "summary.parquet")
-    (out / "summary.json").write_text(json.dumps(dict(study=name, rows=rows), indent=2))
+    names = [job_name(j) for j in jobs]
+    assign_seeds(jobs, names, settings, out)
+    entries, outcomes = run_stored(jobs, names, out, overwrite=overwrite, console=console,
+                                   backend=backend, scheduler=scheduler)
+    swept = [k for k in settings["swept"] if k != "algorithm"]
+    rows = []
+    for job, e, o in zip(jobs, entries, outcomes):
+        row = dict(job=e.slot, file=e.path.name, key=e.key, resumed=o.summary["resumed"],
+                   seconds=o.summary.get("seconds"))
+        row.update({k: job.get(k) for k in swept})
+        row.update({k: v for k, v in o.summary.items() if k not in row})
+        rows.append(row)
+    meta = {b"bandsim.study": name.encode(), b"bandsim.swept": json.dumps(swept).encode()}
+    table = pa.Table.from_pylist([_columnar(r) for r in rows])
+    write_parquet(out / "summary.parquet", table.replace_schema_metadata(meta))
+    write_text(out / "summary.json", dumps(dict(study=name, swept=swept, rows=rows), indent=2))
     return rows
+
+
+def _columnar(row):
+    """A summary row for Parquet: list values (explicit means) as text."""
+    return {k: (json.dumps(v) if isinstance(v, (list, tuple)) else v) for k, v in row.items()}

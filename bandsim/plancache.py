@@ -1,0 +1,40 @@
+"""Plans cached by their parameters while a study is prepared.
+
+A plan (batch sizes, widths, mechanism tables) depends only on the algorithm,
+its resolved parameters, K and T; a sweep or figure has many jobs that share
+them (the same algorithm on several instances or seeds). Inside
+``with caching():`` :func:`memo` computes each distinct plan once. Outside,
+it computes every time (nothing is kept between studies).
+"""
+import json
+from contextlib import contextmanager
+
+_CACHE = None
+
+
+@contextmanager
+def caching():
+    """Cache plans (and other per-plan values) until the block ends; re-entrant."""
+    global _CACHE
+    outer = _CACHE
+    if outer is None:
+        _CACHE = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _CACHE = None
+
+
+def plan_key(kind, algorithm, params, arms, horizon):
+    """Hashable key of a plan-derived value: ``kind`` and the plan's inputs."""
+    return (kind, algorithm, json.dumps(params, sort_keys=True), int(arms), int(horizon))
+
+
+def memo(key, compute):
+    """``compute()`` once per ``key`` inside :func:`caching`, every call outside."""
+    if _CACHE is None:
+        return compute()
+    if key not in _CACHE:
+        _CACHE[key] = compute()
+    return _CACHE[key]

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .config import RunConfig
+
 Z95 = 1.959963984540054  # standard normal 97.5 % quantile
 
 
@@ -39,7 +41,8 @@ class Result:
         Time at which each arm was eliminated, −1 if never.
     means : float64 (runs, K)
         True mean rewards of each run's instance.
-    config : dict
+    config : RunConfig
+        Reads as a dict (``config["privacy"]``); see :class:`bandsim.config.RunConfig`.
         The full resolved configuration (algorithm, instance, parameters,
         seed, shard size, per-stage parameters).
     versions : dict
@@ -51,7 +54,7 @@ class Result:
     pulls: np.ndarray
     elimination_time: np.ndarray
     means: np.ndarray
-    config: dict
+    config: RunConfig
     versions: dict = field(default_factory=dict)
 
     @property
@@ -113,7 +116,7 @@ class Result:
             "means": col(self.means, pa.float64()),
         })
         meta = {
-            b"bandsim.config": json.dumps(self.config).encode(),
+            b"bandsim.config": json.dumps(dict(self.config)).encode(),
             b"bandsim.checkpoints": json.dumps(self.checkpoints.tolist()).encode(),
             b"bandsim.versions": json.dumps(self.versions).encode(),
         }
@@ -147,6 +150,6 @@ class Result:
             pulls=arr("pulls", np.int64),
             elimination_time=arr("elimination_time", np.int64),
             means=arr("means", np.float64),
-            config=json.loads(meta[b"bandsim.config"]),
+            config=RunConfig.from_dict(json.loads(meta[b"bandsim.config"])),
             versions=json.loads(meta[b"bandsim.versions"]),
         )

@@ -16,6 +16,7 @@ import numpy as np
 from . import registry
 from .errors import ConfigError, check_int
 from .instances import GAUSSIAN_NOTE, berry_esseen_bound, make_instance
+from .config import RunConfig
 from .plancache import memo, plan_key
 from .results import Result
 
@@ -198,13 +199,14 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     if inst.rewards == "gaussian" and algo.binary_rewards:
         config["sigma"] = inst.sigma
     elif inst.rewards == "gaussian":
-        from bandsim.kernels.rewards import GAUSSIAN_EXACT_MAX_N
-
         config["sigma"] = inst.sigma
-        config["gaussian_batch_sum"] = GAUSSIAN_NOTE
-        config["gaussian_clt_kolmogorov_bound"] = berry_esseen_bound(
-            inst.location, inst.sigma, GAUSSIAN_EXACT_MAX_N + 1)
-    return Prepared(config, plan, inst, cps, threads)
+        if getattr(plan, "clt_batch_sums", True):  # the engine's own approximation
+            from bandsim.kernels.rewards import GAUSSIAN_EXACT_MAX_N
+
+            config["gaussian_batch_sum"] = GAUSSIAN_NOTE
+            config["gaussian_clt_kolmogorov_bound"] = berry_esseen_bound(
+                inst.location, inst.sigma, GAUSSIAN_EXACT_MAX_N + 1)
+    return Prepared(RunConfig.from_dict(config), plan, inst, cps, threads)
 
 
 def _given_instance(instance, instance_file, means, arms):

@@ -71,6 +71,8 @@ class UcbPlan:
     scale: float
     shard_runs: int
     stages: list = field(default_factory=list)
+    #: rewards are drawn one at a time (exact): no CLT batch sums
+    clt_batch_sums = False
 
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
@@ -89,6 +91,8 @@ class SePlan:
     log_horizon: float
     shard_runs: int
     stages: list = field(default_factory=list)
+    #: rewards are drawn one at a time (exact): no CLT batch sums
+    clt_batch_sums = False
 
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):

@@ -58,6 +58,11 @@ def _bound(mechanism, module, name):
     return rebind(kernel, _replacements(spec))
 
 
+def clear():
+    """Forget every rebound kernel (after a plug-in mechanism is replaced or removed)."""
+    _bound.cache_clear()
+
+
 def secagg_kernel(mechanism, name):
     """The :mod:`bandsim.kernels.secagg` kernel ``name`` for ``mechanism``."""
     return _bound(mechanism, "secagg", name)
@@ -68,4 +73,4 @@ def elimination_engine(mechanism):
     return _bound(mechanism, "elimination", "run_shard")
 
 
-__all__ = ["elimination_engine", "secagg_kernel"]
+__all__ = ["clear", "elimination_engine", "secagg_kernel"]

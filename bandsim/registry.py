@@ -207,9 +207,27 @@ def register(*declarations, replace=False):
                               "must be a bandsim.Algorithm or bandsim.Mechanism")
         if d.name in table and not replace and table[d.name] is not d:
             raise ConfigError("name", d.name, "is registered already (pass replace=True)")
+        if d.name in table and table[d.name] is not d and isinstance(d, Mechanism):
+            from .engines import clear
+
+            clear()  # engines rebound to the replaced mechanism's kernels
         table[d.name] = d
         last = d
     return last
+
+
+def unregister(*names):
+    """Remove plug-in declarations by name (algorithms and mechanisms alike).
+
+    Compiled engines rebound to a removed mechanism's kernels are dropped too.
+    Unknown names are ignored.
+    """
+    for name in names:
+        _ALGORITHMS.pop(name, None)
+        _MECHANISMS.pop(name, None)
+    from .engines import clear
+
+    clear()
 
 
 def _load():
@@ -294,4 +312,5 @@ def all_params():
 
 
 __all__ = ["Algorithm", "Mechanism", "REWARD_MODELS", "algorithms", "all_params", "auditable",
-           "get_algorithm", "get_mechanism", "load_plugins", "mechanisms", "register"]
+           "get_algorithm", "get_mechanism", "load_plugins", "mechanisms", "register",
+           "unregister"]

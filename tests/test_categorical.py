@@ -145,6 +145,10 @@ def test_every_algorithm_accepts_a_categorical_instance(name):
     algo = algorithms()[name]
     params = {p.name: REQUIRED_VALUES[p.name] for p in algo.params if p.required}
     inst = categorical_instance(VALUES, PROBS)
+    if "categorical" not in algo.rewards:  # refused before any work, naming the field
+        with pytest.raises(ConfigError, match="rewards"):
+            bandsim.simulate(name, instance=inst, horizon=20_000, runs=64, seed=1, **params)
+        return
     res = bandsim.simulate(name, instance=inst, horizon=20_000, runs=64, seed=1, **params)
     assert np.all(res.pulls.sum(axis=1) == 20_000)
     np.testing.assert_allclose(res.means[0], [0.7, 0.6, 0.55])

@@ -13,7 +13,7 @@ import pytest
 
 import bandsim
 from bandsim.cli import main
-from bandsim.registry import algorithms, get_mechanism
+from bandsim.registry import algorithms, get_mechanism, unregister
 from tests.conftest import ALPHA
 from tests.stats import chi2_two_sample
 
@@ -24,15 +24,21 @@ def doc_blocks():
     return re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
 
 
+EXAMPLE_NAMES = ("greedy-dist-se", "dist-binomial", "dist-binomial-se", "dist-binomial-weak",
+                 "dist-binomial-weak-se")
+
+
 @pytest.fixture(scope="module")
 def examples():
-    """Run both examples of docs/plugins.md once (they register their declarations)."""
+    """Run both examples of docs/plugins.md once; unregister them afterwards."""
     out = []
     for code in doc_blocks():
         ns = {"__name__": "docs_plugins_example"}
         exec(compile(code, str(DOC), "exec"), ns)
         out.append(ns)
-    return out
+    yield out
+    unregister(*EXAMPLE_NAMES)
+    assert not set(EXAMPLE_NAMES) & set(algorithms())
 
 
 def test_the_doc_has_two_examples():

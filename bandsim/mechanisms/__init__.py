@@ -245,3 +245,19 @@ register(
 )
 
 __all__ = ["SumBatch", "batch", "secagg", "secagg_audit", "secagg_audit_points"]
+
+
+def _discover():
+    """Import every module of this package, so a new mechanism is one new file here.
+
+    A module that declares a mechanism (and, if it likes, the algorithms that
+    use it) registers them at import; nothing else needs editing.
+    """
+    import importlib
+    import pkgutil
+
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")
+
+
+_discover()

@@ -6,19 +6,15 @@
   horizon (target ≥ 10³ for the episodic engine);
 * ``adap-ucb`` at K = 5, T = 10⁸, 1,000 runs (target well under 2 s).
 
-The plans are not registered yet, so the runner's work is done here: the
-instance's per-run arrays (``make_instance(...).per_run``), one Generator
-per fixed shard of ``plan.shard_runs`` runs from one SeedSequence, and
-``plan.run_shard`` on each shard, one after the other.
+Everything goes through ``bandsim.simulate`` with one thread (the runner's
+planning, privacy and bookkeeping included).
 """
 import time
 
 import numpy as np
 import pytest
 
-from bandsim.algorithms import episodic as EP
-from bandsim.instances import make_instance
-from bandsim.runner import default_checkpoints
+import bandsim
 from tests import reference
 
 K = 5
@@ -37,22 +33,11 @@ CASES = {
 }
 
 
-def simulate_plan(plan, means, horizon, runs, seed=1):
-    """Run ``plan`` as the runner does, single thread; returns (regret, pulls)."""
-    inst = make_instance(means=means)
-    _, gaps, rcode, rpar = inst.per_run(runs)
-    cps = default_checkpoints(horizon)
-    out_regret = np.zeros((runs, cps.size))
-    out_pulls = np.zeros((runs, len(means)), np.int64)
-    out_elim = np.zeros((runs, len(means)), np.int64)
-    shard = plan.shard_runs
-    n_shards = -(-runs // shard)
-    ss = np.random.SeedSequence(seed).spawn(2)[1]
-    for i, child in enumerate(ss.spawn(n_shards)):
-        lo, hi = i * shard, min(runs, (i + 1) * shard)
-        plan.run_shard(np.random.default_rng(child), gaps[lo:hi], rcode, rpar[lo:hi], horizon,
-                       cps, out_regret[lo:hi], out_pulls[lo:hi], out_elim[lo:hi])
-    return out_regret, out_pulls
+def simulate(name, params, horizon, runs, seed=1):
+    """``bandsim.simulate`` on the paper instance, one thread; returns (regret, pulls)."""
+    res = bandsim.simulate(name, means=MEANS, horizon=horizon, runs=runs, seed=seed,
+                           threads=1, **params)
+    return res.pseudo_regret, res.pulls
 
 
 def _reference_pps(name):
@@ -81,10 +66,9 @@ def ref_pps():
 def test_engine_vs_per_pull_reference_at_t_1e7(benchmark, ref_pps, name):
     params, _, _, runs, _ = CASES[name]
     T = 10**7
-    plan = EP.PLANS[name](params, K, T)
-    simulate_plan(plan, MEANS, 1000, 2)  # warm-up: JIT compile / cache load
+    simulate(name, params, 1000, 2)  # warm-up: JIT compile / cache load
     rounds = 3 if runs > 1 else 2
-    regret, _ = benchmark.pedantic(simulate_plan, args=(plan, MEANS, T, runs), rounds=rounds,
+    regret, _ = benchmark.pedantic(simulate, args=(name, params, T, runs), rounds=rounds,
                                    iterations=1)
     median = benchmark.stats.stats.median
     pps = runs * T / median
@@ -98,9 +82,9 @@ def test_engine_vs_per_pull_reference_at_t_1e7(benchmark, ref_pps, name):
 
 def test_adap_ucb_1000_runs_at_t_1e8(benchmark):
     T, runs = 10**8, 1000
-    plan = EP.plan_adap_ucb(dict(epsilon=EPS, alpha=3.1), K, T)
-    simulate_plan(plan, MEANS, 1000, 2)  # warm-up
-    regret, pulls = benchmark.pedantic(simulate_plan, args=(plan, MEANS, T, runs), rounds=5,
+    params = dict(epsilon=EPS, alpha=3.1)
+    simulate("adap-ucb", params, 1000, 2)  # warm-up
+    regret, pulls = benchmark.pedantic(simulate, args=("adap-ucb", params, T, runs), rounds=5,
                                        iterations=1)
     median = benchmark.stats.stats.median
     assert (pulls.sum(axis=1) == T).all()

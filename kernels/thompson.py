@@ -43,6 +43,7 @@ import math
 import numpy as np
 
 from ._jit import jit, jit_inline
+from .indices import clip01
 from .regret import start_run
 from .rewards import batch_sum
 from .sequential import MAX_LEVELS, tree_insert
@@ -66,15 +67,6 @@ def _regret(g, pulls):
     for a in range(g.shape[0]):
         r += g[a] * pulls[a]
     return r
-
-
-@jit_inline
-def _clip(x):
-    if x < 0.0:
-        return 0.0
-    if x > 1.0:
-        return 1.0
-    return x
 
 
 @jit
@@ -144,7 +136,7 @@ def run_lazy_dp_ts_shard(rng, gaps, rcode, rpar, horizon, c_shift, noise_scale, 
             J = 0
             best = -1.0
             for j in range(K):
-                th = beta_pseudo(rng, _clip(mt[j] + lt / O[j]), O[j])
+                th = beta_pseudo(rng, clip01(mt[j] + lt / O[j]), O[j])
                 if th > best:
                     best = th
                     J = j
@@ -248,7 +240,7 @@ def run_dp_ts_shard(rng, gaps, rcode, rpar, horizon, c_shift, chunk_scale, node_
             J = 0
             best = -1.0
             for j in range(K):
-                th = beta_pseudo(rng, _clip(mt[j] + lt * w[j]), O[j])
+                th = beta_pseudo(rng, clip01(mt[j] + lt * w[j]), O[j])
                 if th > best:
                     best = th
                     J = j

@@ -51,6 +51,7 @@ from numba import types
 
 from ._jit import jit
 from .regret import BLOCKS, advance, start_run
+from .shard import make_shard
 from .rewards import batch_sum
 
 GEOMETRIC = 0
@@ -124,8 +125,10 @@ def _argmax(rng, index, stat, cnt, t, c, tie_random):
 
 
 @jit
-def _run_shard(rng, gaps, rcode, rpar, horizon, index, c, ratio, rule, estimator,
-               noise_scale, tie_random, checkpoints, out_regret, out_pulls, out_elim):
+def _run_shard(rng, shard, index, c, ratio, rule, estimator, noise_scale, tie_random):
+    gaps, rcode, rpar, horizon = shard.gaps, shard.rcode, shard.rpar, shard.horizon
+    checkpoints, out_regret, out_pulls, out_elim = (shard.checkpoints, shard.regret,
+                                                    shard.pulls, shard.elim)
     n_runs, K = gaps.shape
     active = np.empty(K, np.int64)
     one = np.zeros(1, np.int64)
@@ -271,6 +274,6 @@ def run_shard(rng, gaps, rcode, rpar, horizon, index, c, ratio, rule, estimator,
     if not ratio > 1.0:
         raise ValueError("episode ratio must be > 1")
     cw = np.array(c, dtype=np.float64)  # c[0] is the engine's scratch slot
-    _run_shard(rng, gaps, rcode, rpar, np.int64(horizon), as_index(index), cw, float(ratio),
-               int(rule), int(estimator), float(noise_scale), bool(tie_random), checkpoints,
-               out_regret, out_pulls, out_elim)
+    shard = make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret, out_pulls, out_elim)
+    _run_shard(rng, shard, as_index(index), cw, float(ratio), int(rule), int(estimator),
+               float(noise_scale), bool(tie_random))

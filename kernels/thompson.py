@@ -70,8 +70,7 @@ def _regret(g, pulls):
 
 
 @jit
-def run_lazy_dp_ts_shard(rng, gaps, rcode, rpar, horizon, c_shift, noise_scale, log_factor,
-                         checkpoints, out_regret, out_pulls, out_elim):
+def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor):
     """Simulate a shard of runs of Lazy-DP-TS (Hu & Hegde 2022, Algorithm 2).
 
     Parameters
@@ -79,17 +78,14 @@ def run_lazy_dp_ts_shard(rng, gaps, rcode, rpar, horizon, c_shift, noise_scale, 
     rng : numpy.random.Generator
         Per round: K Beta draws (gammas); per closed chunk: its batch sum and
         one Laplace.
-    gaps : float64 (R, K); rcode : int; rpar : float64 (R, K, P); horizon : int64
-        As in :func:`kernels.elimination.run_shard`.
+    shard : kernels.shard.Shard
+        The runs (gaps, reward model, horizon, checkpoints, output rows).
     c_shift : float64
         c of the optimistic shift υ = c LOG(t) / O (3/ε in the paper).
     noise_scale : float64
         Laplace scale on each chunk's reward sum (1/ε: sensitivity 1).
     log_factor : float64
         LOG(x) = log_factor · ln x (1 = natural log, 1/ln 2 = log₂).
-    checkpoints : int64 (C,)
-    out_regret : float64 (R, C); out_pulls : int64 (R, K); out_elim : int64 (R, K)
-        Outputs: pseudo-regret at the checkpoints, N_a(T), −1.
 
     Notes
     -----
@@ -103,6 +99,9 @@ def run_lazy_dp_ts_shard(rng, gaps, rcode, rpar, horizon, c_shift, noise_scale, 
     ----------
     Hu & Hegde, UAI 2022, Algorithm 2 and Section 3.2.
     """
+    gaps, rcode, rpar, horizon = shard.gaps, shard.rcode, shard.rpar, shard.horizon
+    checkpoints, out_regret, out_pulls, out_elim = (shard.checkpoints, shard.regret,
+                                                    shard.pulls, shard.elim)
     n_runs, K = gaps.shape
     nc = checkpoints.shape[0]
     mt = np.zeros(K)
@@ -155,8 +154,7 @@ def run_lazy_dp_ts_shard(rng, gaps, rcode, rpar, horizon, c_shift, noise_scale, 
 
 
 @jit
-def run_dp_ts_shard(rng, gaps, rcode, rpar, horizon, c_shift, chunk_scale, node_scale,
-                    log_factor, checkpoints, out_regret, out_pulls, out_elim):
+def run_dp_ts_shard(rng, shard, c_shift, chunk_scale, node_scale, log_factor):
     """Simulate a shard of runs of DP-TS (Hu & Hegde 2022, Algorithm 1).
 
     Parameters
@@ -164,8 +162,8 @@ def run_dp_ts_shard(rng, gaps, rcode, rpar, horizon, c_shift, chunk_scale, node_
     rng : numpy.random.Generator
         Per round: K Beta draws, one reward, and the Laplace of the binary
         mechanism's new node (or of the closed epoch).
-    gaps : float64 (R, K); rcode : int; rpar : float64 (R, K, P); horizon : int64
-        As in :func:`kernels.elimination.run_shard`.
+    shard : kernels.shard.Shard
+        The runs (gaps, reward model, horizon, checkpoints, output rows).
     c_shift : float64
         c of υ = c LOG(O + 1) LOG(t) / O (6√8/ε in the paper).
     chunk_scale : float64
@@ -177,8 +175,6 @@ def run_dp_ts_shard(rng, gaps, rcode, rpar, horizon, c_shift, chunk_scale, node_
         0.5ε: node_scale = 2/ε).
     log_factor : float64
         LOG(x) = log_factor · ln x (1/ln 2 = log₂, the paper's notation).
-    checkpoints : int64 (C,)
-    out_regret : float64 (R, C); out_pulls : int64 (R, K); out_elim : int64 (R, K)
 
     Notes
     -----
@@ -195,6 +191,9 @@ def run_dp_ts_shard(rng, gaps, rcode, rpar, horizon, c_shift, chunk_scale, node_
     Hu & Hegde, UAI 2022, Algorithm 1, Section 3.1 and Appendix B; Chan,
     Shi & Song (2011), Binary Mechanism B.
     """
+    gaps, rcode, rpar, horizon = shard.gaps, shard.rcode, shard.rpar, shard.horizon
+    checkpoints, out_regret, out_pulls, out_elim = (shard.checkpoints, shard.regret,
+                                                    shard.pulls, shard.elim)
     n_runs, K = gaps.shape
     nc = checkpoints.shape[0]
     C = np.zeros(K)

@@ -289,10 +289,12 @@ class LazyDpTsPlan:
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
         """Simulate one shard of runs into the output rows."""
+        from ..kernels.shard import make_shard
         from ..kernels.thompson import run_lazy_dp_ts_shard
 
-        run_lazy_dp_ts_shard(rng, gaps, rcode, rpar, horizon, self.c_shift, self.noise_scale,
-                             self.log_factor, checkpoints, out_regret, out_pulls, out_elim)
+        run_lazy_dp_ts_shard(rng, make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret,
+                                             out_pulls, out_elim),
+                             self.c_shift, self.noise_scale, self.log_factor)
 
 
 @dataclass
@@ -310,11 +312,12 @@ class DpTsPlan:
     def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
                   out_regret, out_pulls, out_elim):
         """Simulate one shard of runs into the output rows."""
+        from ..kernels.shard import make_shard
         from ..kernels.thompson import run_dp_ts_shard
 
-        run_dp_ts_shard(rng, gaps, rcode, rpar, horizon, self.c_shift, self.chunk_scale,
-                        self.node_scale, self.log_factor, checkpoints, out_regret, out_pulls,
-                        out_elim)
+        run_dp_ts_shard(rng, make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret,
+                                        out_pulls, out_elim),
+                        self.c_shift, self.chunk_scale, self.node_scale, self.log_factor)
 
 
 def plan_lazy_dp_ts(params, arms, horizon):

@@ -53,8 +53,8 @@ def add_param_flags(parser, names=None):
     for p in all_params().values():
         if names is not None and p.name not in names:
             continue
-        kind = (floats if p.name == "epsilon" else one_int if p.integer else str if p.boolean
-                else float)
+        kind = (floats if p.name == "epsilon" else one_int if p.integer
+                else str if p.boolean or p.choices else float)
         text = f"{p.help} [{p.unit}; {p.range_text()}]" if p.unit else p.help
         parser.add_argument(p.flag, dest=p.name, type=kind, default=None, help=text)
 

@@ -56,7 +56,15 @@ class Mechanism:
     audit_points : callable (batch, fold_max=None) -> int, optional
         Cost of the exact audit (points evaluated), to keep result audits cheap.
     noise_law : callable (batch) -> pmf law, optional
-        Exact law of the audited noise (SecAgg family).
+        Exact law of the audited noise (SecAgg family), built from the
+        parameters the *batched* kernels read (e.g. q = ``fpar[0]`` of the
+        discrete Laplace family): the law the sampled audit tests their draws
+        against.
+    user_law : callable (batch) -> pmf law, optional
+        Exact law of the per-user path's total noise when its samplers read
+        other parameters than the batched ones (``dist-dp``: the Pólya pairs
+        read β = ``fpar[1]``). The exact audit then certifies both paths
+        (pure-DP mechanisms), so the two parameters cannot drift apart.
     claim : callable (batch) -> dict, optional
         The guarantee of one batch in the paper's terms.
     samplers : tuple of str
@@ -93,6 +101,7 @@ class Mechanism:
     family: str = "secagg"
     summarize: Callable = None
     view: str = "ŷ"
+    user_law: Callable = None
 
     def derive(self, n, params):
         """The batch object for ``n`` users from an algorithm's resolved parameters."""

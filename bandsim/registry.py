@@ -262,16 +262,22 @@ def mechanisms():
 
 
 def get_algorithm(name):
-    """The declaration of algorithm ``name``.
+    """The declaration of algorithm ``name`` (a name, or a registered declaration).
 
     Raises
     ------
     ConfigError
-        If ``name`` is not registered.
+        If ``name`` is not registered (an unregistered :class:`Algorithm` object
+        included: results name their algorithm, and the name must lead back to it).
     """
-    if isinstance(name, Algorithm):
-        return name
     _load()
+    if isinstance(name, Algorithm):  # a declaration: only the registered one of its name
+        if _ALGORITHMS.get(name.name) is not name:
+            raise ConfigError("algorithm", name.name,
+                              "this Algorithm object is not the registered declaration of its "
+                              "name: register it first (bandsim.register(algo)) and pass its "
+                              "name")
+        return name
     if not isinstance(name, str) or name not in _ALGORITHMS:
         raise ConfigError("algorithm", name, f"must be one of {', '.join(_ALGORITHMS)}")
     return _ALGORITHMS[name]

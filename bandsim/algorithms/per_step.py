@@ -18,6 +18,7 @@ Mishra & Thakurta (UAI 2015) for Γ of DP-UCB (derivation in docs/fidelity.md).
 import math
 from dataclasses import dataclass, field
 
+from ..errors import ConfigError
 from ..params import BETA, EPSILON, Param
 from ..registry import Algorithm
 
@@ -37,6 +38,9 @@ def tree_levels(horizon):
     """⌈log₂ T⌉ + 1: the levels of a tree over T leaves (seed 001, Alg 5 line 3)."""
     return math.ceil(math.log2(horizon)) + 1 if horizon > 1 else 1
 
+
+#: Largest Γ and node scale of DP-UCB: noisy sums r̃ + Γ stay finite float64 values.
+GAMMA_MAX = 1e300
 
 #: Readings of "log T" in Γ of DP-UCB (Algorithm 6 line 3; docs/fidelity.md).
 GAMMA_READINGS = ("levels", "ln")
@@ -122,7 +126,15 @@ def plan_ucb1(params, arms, horizon):
 
 def plan_dp_ucb(params, arms, horizon):
     """DP-UCB: tree-based sums, index r̃_i/n_i + sqrt(2 log t/n_i) + Γ/n_i (Alg 6 line 11)."""
-    c = dp_ucb_constants(arms, horizon, params["epsilon"], params["beta"], params["gamma"])
+    eps = params["epsilon"]
+    c = dp_ucb_constants(arms, horizon, eps, params["beta"], params["gamma"])
+    if not (c["gamma"] <= GAMMA_MAX and c["node_scale"] <= GAMMA_MAX):
+        one = dp_ucb_constants(arms, horizon, 1.0, params["beta"], params["gamma"])
+        eps_min = max(one["gamma"], one["node_scale"]) / GAMMA_MAX
+        raise ConfigError("epsilon", eps,
+                          f"must be at least {eps_min:.3g} for DP-UCB at T = {horizon:,}: "
+                          f"Γ = {c['gamma']:.3g} and the node noise Lap({c['node_scale']:.3g}) "
+                          f"grow as 1/ε and must stay below {GAMMA_MAX:g} (float64 sums)")
     stages = [dict(index="noisy mean + sqrt(2 log t / n) + gamma / n", **c)]
     return UcbPlan(c["gamma"], c["node_scale"], per_step_shard_runs(horizon), stages)
 

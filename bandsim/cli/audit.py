@@ -133,6 +133,10 @@ def _algorithms(text, need_delta, delta):
 
 def cmd_audit(args, console):
     """Run ``bandsim audit`` (see the module docstring)."""
+    from ..errors import check_int
+    from ..runner import MAX_HORIZON
+
+    args.horizon = check_int("horizon", args.horizon, 2, MAX_HORIZON)
 
     if args.returning is None:
         for flag in ("target_epsilon", "target_delta"):

@@ -238,6 +238,46 @@ def check_protocol_params(n, epsilon, p, scale=1.0):
     scale = check_range("scale", scale, 1.0, None, lo_open=False)
     return n, epsilon, p, scale
 
+def check_sampler_ranges(code, n, epsilon, fpar):
+    """ConfigError (naming ε) unless the kernels' samplers accept the noise parameters.
+
+    The samplers of :mod:`bandsim.kernels.samplers` refuse, inside the kernels,
+    a geometric q < 2^−46 (discrete Laplace of scale beyond ~7·10¹³), a
+    Poisson rate above 2^52 (Skellam μ; the negative binomials of n discrete
+    Laplaces, whose Gamma-distributed rate we require 10 sd below it) and a
+    discrete-Gaussian σ² above 2^90: the same limits here give one clear line
+    before any work.
+    """
+    from bandsim.kernels import codes
+    from bandsim.kernels.samplers import POISSON_MAX, Q_MIN, SIGMA2_MAX
+
+    fpar = [float(v) for v in fpar]
+    if code in (codes.DIST_DP, codes.CENTRAL, codes.LOCAL, codes.DIST_DP_SHUFFLE):
+        q = fpar[0]
+        if not q >= Q_MIN:
+            raise ConfigError("epsilon", epsilon,
+                              f"too small for n = {n:,}: the discrete Laplace noise has q = "
+                              f"1 − e^(−ε/g) = {q:.3g}, below the samplers' limit 2^-46 ≈ "
+                              f"{Q_MIN:.3g} (ε/g must be at least ~{Q_MIN:.3g})")
+        mean = n * (1 - q) / q  # NB(n, q)'s Poisson rate ~ Gamma(n, (1 − q)/q): sd mean/√n
+        if code == codes.LOCAL and not mean * (1 + 10 / math.sqrt(n)) <= POISSON_MAX:
+            raise ConfigError("epsilon", epsilon,
+                              f"too small for n = {n:,}: the sum of n discrete Laplaces is drawn "
+                              f"as NB(n, q) − NB(n, q), whose Poisson rate (mean n(1 − q)/q = "
+                              f"{mean:.3g}, + 10 sd) must stay below the sampler's 2^52")
+    elif code == codes.DIST_RDP:
+        if not (0 < fpar[0] / n and fpar[0] <= POISSON_MAX):
+            raise ConfigError("epsilon", epsilon,
+                              f"gives the Skellam noise a Poisson mean μ = g²/(2ε²) = "
+                              f"{fpar[0]:.3g} outside (0, 2^52] at n = {n:,}: lower the scale s "
+                              "or the batch size, or raise ε")
+    elif code == codes.DIST_CDP:
+        if not (0 < fpar[0] / n and fpar[0] <= SIGMA2_MAX):
+            raise ConfigError("epsilon", epsilon,
+                              f"gives the discrete Gaussian σ² = g²/ε² = {fpar[0]:.3g} outside "
+                              f"(0, 2^90] at n = {n:,}: lower the scale s or the batch size")
+
+
 def finish(name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sigma, h, noise,
            variance, privacy, extra=None):
     """The :class:`Batch` of a SecAgg protocol from its precision g, real τ and noise.
@@ -249,6 +289,7 @@ def finish(name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sigma, 
     ConfigError
         If m exceeds the int64-safe limit 2^62.
     """
+    check_sampler_ranges(code, n, epsilon, fpar)
     tau = math.ceil(tau_real)
     m = n * g + 2 * tau + 1
     if m > MAX_MODULUS:
@@ -408,5 +449,6 @@ def mechanism(name, n, epsilon, p=0.1, scale=1.0, **kwargs):
     return spec.batch(n, **{k: v for k, v in params.items() if k in spec.takes or k in kwargs})
 
 
-__all__ = ["Batch", "LOCAL_C", "MAX_MODULUS", "central", "check_protocol_params", "dist_cdp",
+__all__ = ["Batch", "LOCAL_C", "MAX_MODULUS", "central", "check_protocol_params",
+           "check_sampler_ranges", "dist_cdp",
            "dist_dp", "dist_dp_shuffle", "dist_rdp", "finish", "local", "mechanism"]

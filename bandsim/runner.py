@@ -65,12 +65,45 @@ def resolve_checkpoints(checkpoints, horizon):
 
 
 def versions():
-    """Versions of bandsim and of the libraries that shape its numbers."""
+    """Versions of bandsim and of the libraries that shape its numbers, and the sampler
+    implementations (:data:`bandsim.kernels.samplers.SAMPLERS`) with the digest of the
+    kernel sources that compiled them."""
     import numba
 
     from . import __version__
+    from .kernels._jit import SOURCE_DIGEST
+    from .kernels.samplers import SAMPLERS
 
-    return {"bandsim": __version__, "numpy": np.__version__, "numba": numba.__version__}
+    return {"bandsim": __version__, "numpy": np.__version__, "numba": numba.__version__,
+            "kernels_source": SOURCE_DIGEST, "samplers": dict(SAMPLERS)}
+
+
+#: Declared sampler names that are another's implementation (kernels/samplers.py).
+SAMPLER_ALIASES = {"geometric_failures": "geometric"}
+
+
+def sampler_provenance(algo, rewards):
+    """``config["samplers"]``: the samplers a simulation draws with, by name and implementation.
+
+    The mechanism's declared samplers (``Mechanism.samplers``) and the reward
+    model's, each resolved to its implementation in
+    :data:`bandsim.kernels.samplers.SAMPLERS` where it names one.
+    """
+    from .kernels.samplers import SAMPLERS
+
+    declared = list(registry.get_mechanism(algo.mechanism).samplers) if algo.mechanism else []
+    reward = {"bernoulli": ["binomial (batch sums)", "uniform (single rewards)"],
+              "gaussian": ["normal", "binomial (binarized batch sums)"],
+              "categorical": ["binomial (batch sums)", "uniform (single rewards)"]}
+    names = declared + reward.get(rewards, [])
+    impl = {}
+    for text in names:
+        key = text.split()[0].removeprefix("Generator.").removeprefix("standard_")
+        key = SAMPLER_ALIASES.get(key, key)
+        if key in SAMPLERS:
+            impl[key] = SAMPLERS[key]
+    return {"mechanism": algo.mechanism, "declared": declared,
+            "rewards": reward.get(rewards, []), "implementations": impl}
 
 
 def simulate(algorithm, *, progress=None, **options):
@@ -188,6 +221,7 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     from .privacy.results import result_privacy  # claim + audit of the largest batch
 
     config["privacy"] = result_privacy(algo, resolved, plan, horizon)
+    config["samplers"] = sampler_provenance(algo, inst.rewards)
     if inst.name == "means" or inst.location.ndim == 1:
         config["location"] = inst.location.tolist()
     config.update(getattr(plan, "notes", {}))

@@ -188,6 +188,13 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     threads = os.cpu_count() if threads is None else check_int("threads", threads, 1, 1024)
     resolved = algo.resolve({k: v for k, v in params.items() if v is not None}, horizon)
     means = _check_means(means, instance)
+    arms = None if arms is None else check_int("arms", arms, 2, 10_000)
+    if instance is not None and not isinstance(instance, str):
+        from .instances import NAMED, Instance
+
+        if not isinstance(instance, Instance):
+            raise ConfigError("instance", instance, f"must be one of {', '.join(NAMED)} or an "
+                                                    "Instance")
     cps = resolve_checkpoints(checkpoints, horizon)
     check_memory(runs, cps.size, arms if arms is not None else
                  (len(means) if means is not None else 2))

@@ -112,6 +112,12 @@ def _log_expm1_exp(ell):
     return np.where(ell > 5, np.exp(np.minimum(ell, 700.0)), out)
 
 
+#: Beyond this per-user σ² the bound is 0.0 in float64 (it underflows from σ² ≈ 100
+#: on), and its log-space terms −2π²σ²k² + log(cosh(2πσ²kt) − 1) would cancel
+#: catastrophically (absolute error ~2·10⁻¹⁵σ²): return 0.0 without evaluating them.
+SIGMA2_EXACT_TV = 1e8
+
+
 @lru_cache(maxsize=4096)
 def dgauss_sum_tv_bound(n, sigma2):
     """Upper bound on TV(Σ_{i≤n} N_Z(0, σ²), N_Z(0, n σ²)) (float; may be 0.0).
@@ -133,7 +139,7 @@ def dgauss_sum_tv_bound(n, sigma2):
     ----------
     seed 003, Appendix E (Definition 11, Fact 3, Lemma 4 after KLS21).
     """
-    if n <= 1:
+    if n <= 1 or sigma2 > SIGMA2_EXACT_TV:
         return 0.0
     ns2 = n * sigma2
     t = np.unique(np.concatenate([np.geomspace(1e-12, math.pi, 6000),

@@ -45,6 +45,11 @@ def main(argv=None):
     except ConfigError as e:
         console.print(f"[bold red]error:[/] {e}", highlight=False)
         return 2
+    except BrokenPipeError:  # e.g. `bandsim … --json | head`: the reader left, quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

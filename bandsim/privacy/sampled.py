@@ -149,14 +149,23 @@ class SampledReport:
                 f"{bound}")
 
     def to_dict(self):
-        from ..cli.common import strict_json
-
-        return strict_json(dict(
+        """Plain data, strict JSON (a non-finite number is None)."""
+        return _finite(dict(
             algorithm=self.algorithm, mechanism=self.mechanism, params=self.params,
             claim=self.claim, code=self.code, verdict=self.verdict(),
             checks=[dict(c.__dict__, passed=c.passed) for c in self.checks],
             bounds=[dict(b.__dict__) for b in self.bounds], notes=self.notes,
             epsilon_lb=self.epsilon_lb, seconds=self.seconds))
+
+
+def _finite(x):
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
 
 
 # --- statistics ----------------------------------------------------------------
@@ -554,7 +563,12 @@ def sampled(algorithm, epsilon, batch_size, draws=DRAWS, seed=0, **params):
     prm = algo.resolve({k: v for k, v in given.items() if v is not None and algo.param(k)},
                        horizon)
     spec = get_mechanism(algo.mechanism)
-    return sampled_audit(spec.derive(n, prm), algo.name, draws, seed)
+    rep = sampled_audit(spec.derive(n, prm), algo.name, draws, seed)
+    if algo.engine != "elimination" and not rep.reason:
+        rep.notes.append(f"{algo.name} runs on the {algo.engine} engine, which draws the "
+                         f"mechanism's sampler ({', '.join(spec.samplers)}) inline: the paths "
+                         f"sampled here are the {spec.name} mechanism's batch kernels")
+    return rep
 
 
 __all__ = ["ALPHA", "BETA", "Bound", "CannotAudit", "Check", "DRAWS", "SampledReport",

@@ -43,9 +43,9 @@ CLI = [
      "memory"),
     (["run", "cdp-se", *C1, "--epsilon", "1e-15", "--horizon", "1e5"], "epsilon"),
     (["run", "dist-rdp-se", *C1, "--epsilon", "1", "--scale", "1e5", "--horizon", "1e7"],
-     "epsilon"),
+     "scale"),
     (["run", "dist-cdp-se", *C1, "--epsilon", "1", "--scale", "1e14", "--horizon", "1e3"],
-     "epsilon"),
+     "scale"),
     (["run", "dp-se", *C1, "--epsilon", "0.5", "--horizon", "abc"], "horizon"),
     (["run", "dp-ucb", *C1, "--epsilon", "0.5", "--gamma", "log2", "--horizon", "1e4"], "gamma"),
 ]

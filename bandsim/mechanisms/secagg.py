@@ -238,8 +238,8 @@ def check_protocol_params(n, epsilon, p, scale=1.0):
     scale = check_range("scale", scale, 1.0, None, lo_open=False)
     return n, epsilon, p, scale
 
-def check_sampler_ranges(code, n, epsilon, fpar):
-    """ConfigError (naming ε) unless the kernels' samplers accept the noise parameters.
+def check_sampler_ranges(code, n, epsilon, fpar, scale=1.0):
+    """ConfigError (naming ε or the scale s) unless the kernels' samplers accept the noise parameters.
 
     The samplers of :mod:`bandsim.kernels.samplers` refuse, inside the kernels,
     a geometric q < 2^−46 (discrete Laplace of scale beyond ~7·10¹³), a
@@ -265,17 +265,19 @@ def check_sampler_ranges(code, n, epsilon, fpar):
                               f"too small for n = {n:,}: the sum of n discrete Laplaces is drawn "
                               f"as NB(n, q) − NB(n, q), whose Poisson rate (mean n(1 − q)/q = "
                               f"{mean:.3g}, + 10 sd) must stay below the sampler's 2^52")
-    elif code == codes.DIST_RDP:
+    elif code == codes.DIST_RDP:  # μ = g²/(2ε²) ≈ s² n/2: the scale decides, not ε
         if not (0 < fpar[0] / n and fpar[0] <= POISSON_MAX):
-            raise ConfigError("epsilon", epsilon,
-                              f"gives the Skellam noise a Poisson mean μ = g²/(2ε²) = "
-                              f"{fpar[0]:.3g} outside (0, 2^52] at n = {n:,}: lower the scale s "
-                              "or the batch size, or raise ε")
-    elif code == codes.DIST_CDP:
+            raise ConfigError("scale", scale,
+                              f"gives the Skellam noise a Poisson mean μ = g²/(2ε²) ≈ s²n/2 = "
+                              f"{fpar[0]:.3g} at n = {n:,}, beyond the sampler's 2^52: lower "
+                              f"the scale s (here at most ~{math.sqrt(2 * POISSON_MAX / n):.3g}) "
+                              "or the horizon")
+    elif code == codes.DIST_CDP:  # σ² = g²/ε² ≈ s² n
         if not (0 < fpar[0] / n and fpar[0] <= SIGMA2_MAX):
-            raise ConfigError("epsilon", epsilon,
-                              f"gives the discrete Gaussian σ² = g²/ε² = {fpar[0]:.3g} outside "
-                              f"(0, 2^90] at n = {n:,}: lower the scale s or the batch size")
+            raise ConfigError("scale", scale,
+                              f"gives the discrete Gaussian σ² = g²/ε² ≈ s²n = {fpar[0]:.3g} at "
+                              f"n = {n:,}, beyond the sampler's 2^90: lower the scale s (here at "
+                              f"most ~{math.sqrt(SIGMA2_MAX / n):.3g}) or the horizon")
 
 
 def finish(name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sigma, h, noise,
@@ -289,7 +291,7 @@ def finish(name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sigma, 
     ConfigError
         If m exceeds the int64-safe limit 2^62.
     """
-    check_sampler_ranges(code, n, epsilon, fpar)
+    check_sampler_ranges(code, n, epsilon, fpar, scale)
     tau = math.ceil(tau_real)
     m = n * g + 2 * tau + 1
     if m > MAX_MODULUS:

@@ -26,13 +26,20 @@ def doc_blocks():
 
 @pytest.fixture(scope="module")
 def examples():
-    """Run both examples of docs/plugins.md once (they register their declarations)."""
+    """Run both examples of docs/plugins.md once (they register their declarations);
+    afterwards the registry is restored, so later test modules see the built-ins only."""
+    from bandsim import registry
+
+    saved = dict(registry._ALGORITHMS), dict(registry._MECHANISMS)
     out = []
     for code in doc_blocks():
         ns = {"__name__": "docs_plugins_example"}
         exec(compile(code, str(DOC), "exec"), ns)
         out.append(ns)
-    return out
+    yield out
+    for table, before in zip((registry._ALGORITHMS, registry._MECHANISMS), saved):
+        table.clear()
+        table.update(before)
 
 
 def test_the_doc_has_two_examples():

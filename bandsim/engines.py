@@ -68,9 +68,14 @@ def secagg_kernel(mechanism, name):
     return _bound(mechanism, "secagg", name)
 
 
+def protocol_kernel(mechanism, name):
+    """The :mod:`bandsim.kernels.protocols` kernel ``name`` for ``mechanism``."""
+    return _bound(mechanism, "protocols", name)
+
+
 def elimination_engine(mechanism):
     """The elimination engine (:func:`bandsim.kernels.elimination.run_shard`) for ``mechanism``."""
     return _bound(mechanism, "elimination", "run_shard")
 
 
-__all__ = ["clear", "elimination_engine", "secagg_kernel"]
+__all__ = ["clear", "elimination_engine", "protocol_kernel", "secagg_kernel"]

@@ -48,9 +48,13 @@ def check_int(field, value, lo, hi=None):
         except (TypeError, ValueError, OverflowError):
             ok = False
         if not ok:
-            raise ConfigError(field, value, "must be an integer")
+            raise ConfigError(field, value, "must be an integer" + _int_range(lo, hi))
         x = int(f)
     if x < lo or (hi is not None and x > hi):
         hi_s = "" if hi is None else f" and at most {hi:,}"
         raise ConfigError(field, value, f"must be at least {lo:,}{hi_s}")
     return x
+
+
+def _int_range(lo, hi):
+    return f" in [{lo:,}, {hi:,}]" if hi is not None else f" ≥ {lo:,}"

@@ -45,6 +45,9 @@ class Param:
         Integer-valued (bounds inclusive).
     boolean : bool
         A switch (true/false, 1/0, yes/no).
+    choices : tuple of str, optional
+        The allowed words of a categorical parameter (e.g. a reading of a
+        formula); the default is one of them.
     unit : str
         What the number means, e.g. ``ε per batch``.
     help : str
@@ -59,6 +62,7 @@ class Param:
     hi_open: bool = True
     integer: bool = False
     boolean: bool = False
+    choices: tuple = None
     unit: str = ""
     help: str = ""
 
@@ -78,6 +82,8 @@ class Param:
         """The allowed range as text, e.g. ``(0, 1)`` or ``integer ≥ 1``."""
         if self.boolean:
             return "true or false"
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
         if self.integer:
             return f"integer ≥ {self.lo:g}" + (f" and ≤ {self.hi:g}" if self.hi is not None else "")
         lo = "-inf" if self.lo is None else f"{self.lo:g}"
@@ -91,6 +97,8 @@ class Param:
             return self.default.label
         if self.boolean:
             return str(bool(self.default)).lower()
+        if self.choices:
+            return str(self.default)
         return f"{self.default:g}" if isinstance(self.default, (int, float)) else str(self.default)
 
     def validate(self, value):
@@ -101,6 +109,10 @@ class Param:
         """
         if self.boolean:
             return parse_bool(self.name, value)
+        if self.choices:
+            if not isinstance(value, str) or value not in self.choices:
+                raise ConfigError(self.name, value, f"must be {self.range_text()}")
+            return value
         if self.integer:
             lo = -math.inf if self.lo is None else self.lo
             return check_int(self.name, value, int(lo), None if self.hi is None else int(self.hi))

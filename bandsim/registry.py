@@ -56,7 +56,15 @@ class Mechanism:
     audit_points : callable (batch, fold_max=None) -> int, optional
         Cost of the exact audit (points evaluated), to keep result audits cheap.
     noise_law : callable (batch) -> pmf law, optional
-        Exact law of the audited noise (SecAgg family).
+        Exact law of the audited noise (SecAgg family), built from the
+        parameters the *batched* kernels read (e.g. q = ``fpar[0]`` of the
+        discrete Laplace family): the law the sampled audit tests their draws
+        against.
+    user_law : callable (batch) -> pmf law, optional
+        Exact law of the per-user path's total noise when its samplers read
+        other parameters than the batched ones (``dist-dp``: the Pólya pairs
+        read β = ``fpar[1]``). The exact audit then certifies both paths
+        (pure-DP mechanisms), so the two parameters cannot drift apart.
     claim : callable (batch) -> dict, optional
         The guarantee of one batch in the paper's terms.
     samplers : tuple of str
@@ -93,6 +101,7 @@ class Mechanism:
     family: str = "secagg"
     summarize: Callable = None
     view: str = "ŷ"
+    user_law: Callable = None
 
     def derive(self, n, params):
         """The batch object for ``n`` users from an algorithm's resolved parameters."""
@@ -271,16 +280,22 @@ def mechanisms():
 
 
 def get_algorithm(name):
-    """The declaration of algorithm ``name``.
+    """The declaration of algorithm ``name`` (a name, or a registered declaration).
 
     Raises
     ------
     ConfigError
-        If ``name`` is not registered.
+        If ``name`` is not registered (an unregistered :class:`Algorithm` object
+        included: results name their algorithm, and the name must lead back to it).
     """
-    if isinstance(name, Algorithm):
-        return name
     _load()
+    if isinstance(name, Algorithm):  # a declaration: only the registered one of its name
+        if _ALGORITHMS.get(name.name) is not name:
+            raise ConfigError("algorithm", name.name,
+                              "this Algorithm object is not the registered declaration of its "
+                              "name: register it first (bandsim.register(algo)) and pass its "
+                              "name")
+        return name
     if not isinstance(name, str) or name not in _ALGORITHMS:
         raise ConfigError("algorithm", name, f"must be one of {', '.join(_ALGORITHMS)}")
     return _ALGORITHMS[name]

@@ -67,12 +67,45 @@ def resolve_checkpoints(checkpoints, horizon):
 
 
 def versions():
-    """Versions of bandsim and of the libraries that shape its numbers."""
+    """Versions of bandsim and of the libraries that shape its numbers, and the sampler
+    implementations (:data:`bandsim.kernels.samplers.SAMPLERS`) with the digest of the
+    kernel sources that compiled them."""
     import numba
 
     from . import __version__
+    from .kernels._jit import SOURCE_DIGEST
+    from .kernels.samplers import SAMPLERS
 
-    return {"bandsim": __version__, "numpy": np.__version__, "numba": numba.__version__}
+    return {"bandsim": __version__, "numpy": np.__version__, "numba": numba.__version__,
+            "kernels_source": SOURCE_DIGEST, "samplers": dict(SAMPLERS)}
+
+
+#: Declared sampler names that are another's implementation (kernels/samplers.py).
+SAMPLER_ALIASES = {"geometric_failures": "geometric"}
+
+
+def sampler_provenance(algo, rewards):
+    """``config["samplers"]``: the samplers a simulation draws with, by name and implementation.
+
+    The mechanism's declared samplers (``Mechanism.samplers``) and the reward
+    model's, each resolved to its implementation in
+    :data:`bandsim.kernels.samplers.SAMPLERS` where it names one.
+    """
+    from .kernels.samplers import SAMPLERS
+
+    declared = list(registry.get_mechanism(algo.mechanism).samplers) if algo.mechanism else []
+    reward = {"bernoulli": ["binomial (batch sums)", "uniform (single rewards)"],
+              "gaussian": ["normal", "binomial (binarized batch sums)"],
+              "categorical": ["binomial (batch sums)", "uniform (single rewards)"]}
+    names = declared + reward.get(rewards, [])
+    impl = {}
+    for text in names:
+        key = text.split()[0].removeprefix("Generator.").removeprefix("standard_")
+        key = SAMPLER_ALIASES.get(key, key)
+        if key in SAMPLERS:
+            impl[key] = SAMPLERS[key]
+    return {"mechanism": algo.mechanism, "declared": declared,
+            "rewards": reward.get(rewards, []), "implementations": impl}
 
 
 def simulate(algorithm, *, progress=None, **options):
@@ -156,6 +189,17 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     seed = secrets.randbits(63) if seed is None else check_int("seed", seed, 0)
     threads = os.cpu_count() if threads is None else check_int("threads", threads, 1, 1024)
     resolved = algo.resolve({k: v for k, v in params.items() if v is not None}, horizon)
+    means = _check_means(means, instance)
+    arms = None if arms is None else check_int("arms", arms, 2, 10_000)
+    if instance is not None and not isinstance(instance, str):
+        from .instances import NAMED, Instance
+
+        if not isinstance(instance, Instance):
+            raise ConfigError("instance", instance, f"must be one of {', '.join(NAMED)} or an "
+                                                    "Instance")
+    cps = resolve_checkpoints(checkpoints, horizon)
+    check_memory(runs, cps.size, arms if arms is not None else
+                 (len(means) if means is not None else 2))
 
     inst_ss = np.random.SeedSequence(seed).spawn(2)[0]
     inst = _given_instance(instance, instance_file, means, arms)
@@ -166,7 +210,8 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     if horizon < K:
         raise ConfigError("horizon", horizon, f"must be at least the number of arms ({K})")
     algo.check_rewards(inst.rewards)
-    cps = resolve_checkpoints(checkpoints, horizon)
+    check_memory(runs, cps.size, K, {"bernoulli": 1, "gaussian": 4}.get(
+        inst.rewards, 1 + 2 * (inst.values.shape[1] if inst.values is not None else 1)))
     key = plan_key("plan", algo.name, resolved, K, horizon)  # cached within a study
     plan = memo(key, lambda: algo.plan(resolved, K, horizon))
     config = {
@@ -187,6 +232,7 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
 
     config["privacy"] = memo(("privacy",) + key[1:],
                               lambda: result_privacy(algo, resolved, plan, horizon))
+    config["samplers"] = sampler_provenance(algo, inst.rewards)
     if inst.name == "means" or inst.location.ndim == 1:
         config["location"] = inst.location.tolist()
     config.update(getattr(plan, "notes", {}))
@@ -209,10 +255,49 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     return Prepared(RunConfig.from_dict(config), plan, inst, cps, threads)
 
 
+def check_memory(runs, n_checkpoints, arms, rpar_width=4):
+    """Refuse (ConfigError naming ``runs``) outputs and instances beyond the memory budget.
+
+    Per run: the regret at every checkpoint, N_a(T), elimination times, true
+    means, gaps and reward parameters (float64/int64), and a random instance's
+    means: 8 (C + (5 + P) K) bytes.
+    """
+    from . import resources
+
+    per_run = 8 * (n_checkpoints + (5 + rpar_width) * arms)
+    most = max(1, resources.budget() // per_run)
+    resources.check(runs * per_run, "runs", runs,
+                    f"the outputs of {runs:,} runs ({n_checkpoints:,} checkpoints, {arms:,} arms)",
+                    f"lower --runs (at most {most:,}) or --checkpoints")
+
+
+def _check_means(means, instance):
+    """Explicit means: a flat sequence of numbers, never together with a named instance."""
+    if means is None:
+        return None
+    if isinstance(means, (str, bytes)):
+        raise ConfigError("means", means, "must be a sequence of numbers in [0, 1], e.g. "
+                                          "[0.9, 0.8] (the command line's --means takes 0.9,0.8)")
+    try:
+        arr = np.asarray(means, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ConfigError("means", means, "must be a sequence of numbers in [0, 1]") from None
+    if arr.ndim != 1:
+        raise ConfigError("means", means, f"must be a flat list of K numbers in [0, 1] (got "
+                                          f"shape {arr.shape}); one instance for every run")
+    if instance is not None:
+        raise ConfigError("means", arr.tolist(), f"give either explicit means or instance="
+                                              f"{instance!r}, not both")
+    return arr
+
+
 def _given_instance(instance, instance_file, means, arms):
     """The Instance given directly or by file, or None (then make_instance resolves it)."""
     from .instances import Instance
 
+    if instance_file is not None and not isinstance(instance_file, (str, os.PathLike)):
+        raise ConfigError("instance_file", instance_file,
+                          "must be the path of an instance file (str or pathlib.Path)")
     if instance_file is None and not isinstance(instance, Instance):
         return None
     if instance_file is not None and (instance is not None or means is not None):

@@ -20,6 +20,8 @@ estimate of their sum.
     the users' binary rewards ([0, 1] rewards binarized by a Bernoulli(x)
     draw); ``fpar[0]`` = τ = 96 log(2/δ)/ε². See :mod:`kernels.shuffle`.
 """
+import numpy as np
+
 from . import binary_summation
 from ._jit import jit
 from .codes import LAPLACE, NONE, SECAGG, SHUFFLE_BINARY
@@ -70,3 +72,13 @@ def sum_noise(rng, n, fpar):
 def noisy_sum(rng, mech, rcode, rpar, n, fpar, ipar):
     """The exact batch sum plus a plug-in's noise ``sum_noise(rng, n, fpar)`` (float64)."""
     return batch_sum(rng, rcode, rpar, n) + sum_noise(rng, n, fpar)
+
+
+@jit
+def sample_estimates(rng, mech, rcode, rpar, n, fpar, ipar, size):
+    """``size`` independent outputs of :func:`batch_estimate` (float64 (size,)), for the
+    sampled privacy audit of the engine's own estimator."""
+    out = np.empty(size)
+    for i in range(size):
+        out[i] = batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
+    return out

@@ -142,11 +142,12 @@ REQUIRED_VALUES = {"epsilon": 1.0, "delta": 1e-6}
 
 @pytest.mark.parametrize("name", sorted(algorithms()))
 def test_every_algorithm_accepts_a_categorical_instance(name):
+    """…or, if it declares no categorical rewards, refuses it before any work."""
     algo = algorithms()[name]
     params = {p.name: REQUIRED_VALUES[p.name] for p in algo.params if p.required}
     inst = categorical_instance(VALUES, PROBS)
-    if "categorical" not in algo.rewards:  # refused before any work, naming the field
-        with pytest.raises(ConfigError, match="rewards"):
+    if "categorical" not in algo.rewards:  # e.g. Bernoulli-only Thompson sampling: refused
+        with pytest.raises(bandsim.ConfigError, match="rewards"):
             bandsim.simulate(name, instance=inst, horizon=20_000, runs=64, seed=1, **params)
         return
     res = bandsim.simulate(name, instance=inst, horizon=20_000, runs=64, seed=1, **params)

@@ -70,6 +70,20 @@ def test_example_b_mechanism_passes_and_its_weak_twin_fails(examples):
                  "--batch-size", "64"]) == 1
 
 
+def test_plugin_mechanism_passes_the_sampled_audit_and_its_weak_twin_fails(examples):
+    """The sampled audit runs a plug-in's own kernels (batched and per user, 10⁶ draws)."""
+    from bandsim.privacy.sampled import kernel_mechanisms, sampled
+
+    assert {"dist-binomial", "dist-binomial-weak"} <= set(kernel_mechanisms())
+    good = sampled("dist-binomial-se", 0.5, 8, delta=1e-6)
+    assert good.code == 0, good.verdict()
+    assert {c.path for c in good.checks} == {"batched", "per-user"}
+    weak = sampled("dist-binomial-weak-se", 0.5, 8, delta=1e-6)
+    assert weak.code == 1 and all(c.passed for c in weak.checks)  # right law, too little noise
+    assert main(["audit", "dist-binomial-se", "--epsilon", "0.5", "--batch-size", "8",
+                 "--delta", "1e-6", "--sampled"]) == 0
+
+
 def test_plugin_mechanism_batched_equals_per_user(examples):
     """The per-user twin comes for free: same law as the batched draw (two-sample χ²)."""
     from bandsim.mechanisms import secagg

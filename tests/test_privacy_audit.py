@@ -140,3 +140,37 @@ def test_bad_input_fails_before_work():
     with pytest.raises(ConfigError, match="epsilon"):
         audit("dist-dp-se", -1.0, 64)
     assert math.isfinite(audit("dist-dp-se", 0.5, 1).rows[0].exact)
+
+
+@pytest.mark.parametrize("name", ["dist-dp", "dist-dp-shuffle"])
+def test_laws_come_from_the_parameters_the_kernels_read(name):
+    """The batched samplers read q = fpar[0], the per-user Pólya pairs β = fpar[1]: a
+    change of either parameter alone makes the audit FAIL (one derivation)."""
+    m = mech(name, 64, 0.5)
+    q, beta = m.fpar[:2]
+    assert audit_mechanism(m).passed
+    b10 = beta**10
+    batched = audit_mechanism(dataclasses.replace(m, fpar=(1 - b10, beta) + m.fpar[2:]))
+    assert not batched.passed
+    assert batched.failures[0].short in ("ε", "ε'") and batched.rows[-1].ok  # per-user fine
+    per_user = audit_mechanism(dataclasses.replace(m, fpar=(q, b10) + m.fpar[2:]))
+    assert not per_user.passed and [r.short for r in per_user.failures] == ["ε per-user"]
+
+
+def test_discrete_laplace_from_q_keeps_full_precision():
+    q = 1e-12  # β = 1 − q rounds, log1p(−q) does not
+    law = P.DiscreteLaplace.from_q(q)
+    assert law.log_beta == pytest.approx(-q, rel=1e-15)
+
+
+def test_pass_tolerance_is_the_rows_error_bound():
+    """exact ≤ claimed + error passes; the float error of a tiny ρ is not a FAIL."""
+    r = audit("dist-cdp-se", 1e-3, 100_000)
+    assert r.passed, r.verdict()
+    h = r.rows[0]
+    assert 0 < h.error < 1e-8 and h.exact <= h.claimed + h.tolerance
+    from bandsim.privacy.report import Row
+
+    assert Row("x", 1.0, 1.0 + 0.5e-10, 1e-10).status == "ok"
+    assert Row("x", 1.0, 1.0 + 2e-10, 1e-10).status == "FAIL"
+    assert Row("x", 1.0, math.nan, 1e-10).status == "FAIL"

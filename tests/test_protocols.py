@@ -207,7 +207,9 @@ def test_int64_is_safe_up_to_horizon_1e10():
     mech = protocols.mechanism("dist-rdp", n, 10.0, 1e-10, 100.0)
     z = mech.estimates(0.5, size=20, rng=11)
     assert np.all(np.abs(z / n - 0.5) < 1e-3)
-    with pytest.raises(ConfigError, match="int64"):
+    with pytest.raises(ConfigError, match="int64"):  # g = ⌈sε√n⌉ = 10⁹: m ≈ 10¹⁹
+        protocols.mechanism("dist-rdp", n, 1e4, 0.1, 1.0)
+    with pytest.raises(ConfigError, match="2\\^52"):  # Skellam μ ≈ s²n/2 = 5·10¹⁵
         protocols.mechanism("dist-rdp", n, 1000.0, 0.1, 1000.0)
     for algo in ("dist-dp-se", "dist-rdp-se", "dist-cdp-se", "cdp-se", "ldp-se",
                  "dist-dp-se-shuffle"):

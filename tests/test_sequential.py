@@ -246,3 +246,20 @@ def test_regret_is_gap_weighted_pulls_and_pulls_sum_to_horizon():
         np.testing.assert_allclose(res.pseudo_regret[:, -1], (res.pulls * gaps).sum(1),
                                    rtol=1e-9)
         assert np.all(np.diff(res.pseudo_regret, axis=1) >= -1e-9)
+
+
+def test_dp_ucb_gamma_reading_is_a_parameter():
+    """gamma="levels" (default: log T = ⌈log₂T⌉ + 1 tree levels) or "ln" (natural logs)."""
+    T, K, eps = 50_000_000, 5, 0.25
+    lev = dp_ucb_constants(K, T, eps, 1 / T)
+    ln = dp_ucb_constants(K, T, eps, 1 / T, gamma="ln")
+    lt = np.log(T)
+    assert ln["gamma"] == pytest.approx(lt**2 * np.log(K * T * lt * T) / eps)
+    assert ln["node_scale"] == lev["node_scale"] and ln["gamma"] < lev["gamma"] / 2
+    kw = dict(instance="C1", arms=3, epsilon=0.5, horizon=20_000, runs=4, seed=3)
+    default = bandsim.simulate("dp-ucb", **kw)
+    assert default.config["params"]["gamma"] == "levels"
+    assert np.array_equal(default.pulls, bandsim.simulate("dp-ucb", gamma="levels", **kw).pulls)
+    other = bandsim.simulate("dp-ucb", gamma="ln", **kw)
+    assert other.config["stages"][0]["gamma_reading"] == "ln"
+    assert other.config["stages"][0]["gamma"] < default.config["stages"][0]["gamma"]

@@ -73,7 +73,15 @@ class Plan:
                             out_elim), tables)
 
 
-def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by_k=True):
+#: Largest k·n (pulls of a stage) the engines' int64 arithmetic handles with room for
+#: t + k·n (t < T ≤ 10¹⁰).
+MAX_STAGE_PULLS = 2**62
+#: Bytes per table entry (stage, k): the arrays and the Python row behind them.
+TABLE_ENTRY_BYTES = 1024
+
+
+def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by_k=True,
+                 blame=None):
     """Evaluate ``stage(s, k)`` for every stage a run can reach and every k.
 
     Parameters
@@ -89,6 +97,10 @@ def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by
         dict for reports.
     max_stages : int
         Largest table; more stages raise ConfigError (horizon).
+    blame : (str, value), optional
+        The parameter named when a stage is too long for int64 arithmetic
+        (k·n > 2^62) or the tables exceed the memory budget
+        (:mod:`bandsim.resources`); default the horizon.
     by_k : bool
         False if ``stage(s, k)`` does not depend on k: it is then called
         once per stage (with k = arms) and its row copied to every k, which
@@ -99,9 +111,13 @@ def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by
     batch, width, fpar, ipar, stages
         As in :class:`Plan`.
     """
+    from .. import resources
+
+    field, value = blame or ("horizon", horizon)
     rows = []
     spent = 0
     s = 0
+    per_stage = (arms if by_k else 1) * TABLE_ENTRY_BYTES + (arms + 1) * 8 * (2 + n_fpar + n_ipar)
     while spent < horizon:
         if by_k:
             row = [stage(s, k) for k in range(2, arms + 1)]
@@ -109,10 +125,19 @@ def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by
         else:
             row = [stage(s, arms)]
             spent += 2 * row[0][0]
+        longest = max(k * r[0] for k, r in zip(range(2, arms + 1) if by_k else [arms], row))
+        if longest > MAX_STAGE_PULLS:
+            raise ConfigError(field, value, f"stage {s + 1} would give the active arms "
+                                            f"{longest:.3g} pulls in all, beyond the int64-safe "
+                                            "2^62 of the engine; change it so stages stay shorter")
         rows.append(row)
         s += 1
         if s > max_stages:
             raise ConfigError("horizon", horizon, "too long for the batch schedule")
+        if s % 256 == 0:
+            resources.check(s * per_stage, field, value,
+                            f"the plan's tables ({s:,}+ stages × {arms:,} arms)",
+                            "lower the horizon or the number of arms")
     n_stages = len(rows)
     batch = np.ones((n_stages, arms + 1), np.int64)
     width = np.zeros((n_stages, arms + 1))

@@ -44,7 +44,8 @@ import math
 from ..kernels import codes
 from ..params import BETA, EPSILON, GROWTH, HALF_OVER_T, P, SCALE
 from ..registry import Algorithm, get_mechanism
-from .base import Plan, build_tables, mechanism_tables
+from ..errors import ConfigError
+from .base import MAX_STAGE_PULLS, Plan, build_tables, mechanism_tables
 
 CZ = "Chowdhury & Zhou (ICLR 2023)"
 SAJED = "Sajed & Sheffet (ICML 2019)"
@@ -125,6 +126,15 @@ def plan_dp_se(params, arms, horizon):
     Theorem 5.1.1).
     """
     eps, beta = params["epsilon"], params["beta"]
+    # epoch 1 gives every arm ⌈R_1⌉ ≥ 16 log(4K/β)/ε pulls (line 8): K·R_1 must fit the
+    # engine's int64 arithmetic
+    l2 = math.log(4 * arms / beta)
+    if not arms * 16 * l2 / eps < MAX_STAGE_PULLS / 2:
+        eps_min = 32 * arms * l2 / MAX_STAGE_PULLS
+        raise ConfigError("epsilon", eps,
+                          f"must be at least {eps_min:.3g} for DP-SE with K = {arms} arms and "
+                          f"β = {beta:.3g}: its first epoch gives every arm 16 log(4K/β)/ε pulls "
+                          "(Algorithm 9, line 8), and K times that must stay below 2^61")
 
     def stage(s, k, batch_of):
         c = dp_se_epoch(s + 1, k, eps, beta)
@@ -132,7 +142,8 @@ def plan_dp_se(params, arms, horizon):
         return c["rounds"], c["width"], info
 
     batch, width, fpar, ipar, stages, _ = mechanism_tables(
-        get_mechanism("laplace"), params, arms, horizon, stage, n_fpar=1, n_ipar=1)
+        get_mechanism("laplace"), params, arms, horizon, stage, n_fpar=1, n_ipar=1,
+        blame=("epsilon", eps))
     return Plan(batch, width, codes.LAPLACE, fpar, ipar, codes.ROUND_ROBIN, False, stages,
                 mechanism="laplace")
 

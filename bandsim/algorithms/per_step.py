@@ -18,7 +18,8 @@ Mishra & Thakurta (UAI 2015) for Γ of DP-UCB (derivation in docs/fidelity.md).
 import math
 from dataclasses import dataclass, field
 
-from ..params import BETA, EPSILON
+from ..errors import ConfigError
+from ..params import BETA, EPSILON, Param
 from ..registry import Algorithm
 
 THESIS = "Sajed, MSc thesis (2019)"
@@ -38,7 +39,18 @@ def tree_levels(horizon):
     return math.ceil(math.log2(horizon)) + 1 if horizon > 1 else 1
 
 
-def dp_ucb_constants(arms, horizon, epsilon, beta):
+#: Largest Γ and node scale of DP-UCB: noisy sums r̃ + Γ stay finite float64 values.
+GAMMA_MAX = 1e300
+
+#: Readings of "log T" in Γ of DP-UCB (Algorithm 6 line 3; docs/fidelity.md).
+GAMMA_READINGS = ("levels", "ln")
+
+GAMMA = Param("gamma", "levels", choices=GAMMA_READINGS, unit="reading of log T in Γ",
+              help="Γ of DP-UCB: log T read as the tree levels ⌈log₂T⌉+1 (levels) or as "
+                   "the natural logarithm (ln)")
+
+
+def dp_ucb_constants(arms, horizon, epsilon, beta, gamma="levels"):
     """Constants of DP-UCB (Sajed (2019) Algorithm 6 with the mechanism of Algorithm 5).
 
     Returns
@@ -52,15 +64,23 @@ def dp_ucb_constants(arms, horizon, epsilon, beta):
         (at most m nodes, each |Lap(m/ε)| ≤ (m/ε) log(K T m/β) w.p.
         ≥ 1 − β/(K T m), union over K arms × T times × m nodes). This is
         Algorithm 6 line 3, Γ = log²T · log(KT log T/β)/ε, with log T read as
-        the number of tree levels (docs/fidelity.md).
+        the number of tree levels (docs/fidelity.md). With ``gamma="ln"`` the
+        printed formula is read with natural logarithms instead,
+        Γ = (ln T)² ln(K T ln T / β)/ε (the node noise stays Lap(m/ε)).
 
     References
     ----------
     Sajed (2019), Algorithms 5 and 6; Mishra & Thakurta (2015); Sajed (2019) Fact 3.1.4.
     """
     m = tree_levels(horizon)
-    gamma = m * m * math.log(arms * horizon * m / beta) / epsilon
-    return dict(levels=m, node_scale=m / epsilon, gamma=gamma)
+    if gamma == "levels":
+        g = m * m * math.log(arms * horizon * m / beta) / epsilon
+    elif gamma == "ln":
+        lt = math.log(horizon)
+        g = lt * lt * math.log(arms * horizon * lt / beta) / epsilon
+    else:
+        raise ValueError(f"gamma reading must be one of {GAMMA_READINGS}, got {gamma!r}")
+    return dict(levels=m, node_scale=m / epsilon, gamma=g, gamma_reading=gamma)
 
 
 @dataclass
@@ -112,7 +132,15 @@ def plan_ucb1(params, arms, horizon):
 
 def plan_dp_ucb(params, arms, horizon):
     """DP-UCB: tree-based sums, index r̃_i/n_i + sqrt(2 log t/n_i) + Γ/n_i (Alg 6 line 11)."""
-    c = dp_ucb_constants(arms, horizon, params["epsilon"], params["beta"])
+    eps = params["epsilon"]
+    c = dp_ucb_constants(arms, horizon, eps, params["beta"], params["gamma"])
+    if not (c["gamma"] <= GAMMA_MAX and c["node_scale"] <= GAMMA_MAX):
+        one = dp_ucb_constants(arms, horizon, 1.0, params["beta"], params["gamma"])
+        eps_min = max(one["gamma"], one["node_scale"]) / GAMMA_MAX
+        raise ConfigError("epsilon", eps,
+                          f"must be at least {eps_min:.3g} for DP-UCB at T = {horizon:,}: "
+                          f"Γ = {c['gamma']:.3g} and the node noise Lap({c['node_scale']:.3g}) "
+                          f"grow as 1/ε and must stay below {GAMMA_MAX:g} (float64 sums)")
     stages = [dict(index="noisy mean + sqrt(2 log t / n) + gamma / n", **c)]
     return UcbPlan(c["gamma"], c["node_scale"], per_step_shard_runs(horizon), stages)
 
@@ -137,7 +165,7 @@ SE = Algorithm(
 DP_UCB = Algorithm(
     name="dp-ucb", summary="private UCB: tree-based binary mechanism per arm, per step",
     trust="central ε-DP", source=f"{THESIS}, Algorithms 5-6 (Mishra & Thakurta 2015)",
-    params=(EPSILON, BETA), plan=plan_dp_ucb, engine="per-step", mechanism="tree",
+    params=(EPSILON, BETA, GAMMA), plan=plan_dp_ucb, engine="per-step", mechanism="tree",
     family="ucb")
 
 ALGORITHMS = (UCB1, SE, DP_UCB)

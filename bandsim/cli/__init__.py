@@ -9,19 +9,18 @@ Flags for algorithm parameters are generated from the registered
 declarations, so plug-ins get theirs too. Bad input exits with status 2 and
 one line naming the field and its allowed range.
 """
-import argparse
 import sys
 
 from ..errors import ConfigError
 from . import audit, instances, listing, results, run, studies, suite
-from .common import wide_console
+from .common import Parser, wide_console
 
 
 def build_parser():
     """The argument parser of every command (plug-ins loaded first)."""
     from .. import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="bandsim",
         description="Fast, exact Monte Carlo simulation of differentially private bandits.")
     parser.add_argument("--version", action="version", version=f"bandsim {__version__}")
@@ -53,6 +52,11 @@ def main(argv=None):
         return 2
     except KeyboardInterrupt as e:  # one line: done, left, the command that resumes
         return results.interrupted(e, argv, console)
+    except BrokenPipeError:  # e.g. `bandsim … --json | head`: the reader left, quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -5,20 +5,78 @@ Three modes::
     bandsim audit ALGO --epsilon 0.5 --batch-size 1024 [--delta D] [--scale s] [--p p]
         claimed vs exact privacy of one batch (comma lists and ALGO=all give a grid
         and a summary table; --full shows every Rényi order)
+    bandsim audit ALGO --epsilon 0.5 --sampled [--batch-size 16] [--draws 1e6] [--seed 0]
+        run the real batched and per-user kernels on neighbouring inputs: their
+        draws against the audited law (G-test) and an empirical lower bound on ε
     bandsim audit ALGO --epsilon 0.5 --batch-size 1024 --returning B --target-delta D
         total (ε, δ) of a user in B batches, by every composition method
     bandsim audit [ALGO] --returning B --target-epsilon E --target-delta D [--batch-size n]
         the per-batch ε (and noise at batch size n) that meets the total (E, D)
 
-Exit status: 0, 1 if an audit FAILs (an exact figure exceeds its claim), 2 on
-bad input.
+Exit status: 0 PASS, 1 if an audit FAILs (an exact figure, or the sampled
+lower bound, exceeds its claim; or the kernels do not draw the audited law),
+2 on bad input or when a batch cannot be audited (too large, unsupported),
+with one line saying why.
 """
 import itertools
 import json
 import math
 
 
+from ..errors import ConfigError
 from .common import floats, ints, one_int, strict_json, wide_console
+
+
+def _print_json(x):
+    """Strict JSON (null for every non-finite number, never NaN or Infinity)."""
+    print(json.dumps(strict_json(x), indent=2, allow_nan=False, default=_plain,
+                     ensure_ascii=False))
+
+
+def _plain(x):
+    import numpy as np
+
+    if isinstance(x, np.generic):
+        return strict_json(x.item())
+    raise TypeError(f"{type(x).__name__} is not JSON serializable")
+
+
+def _sampled(args, console):
+    """``--sampled``: the sampled audit of the real kernels, one line per batch."""
+    from ..privacy.sampled import DRAWS, sampled
+
+    names, skipped = _algorithms(args.algorithm, True, args.delta)
+    sizes = args.batch_size or [16]
+    if not sizes:
+        raise ConfigError("batch_size", "", "give at least one value, e.g. --batch-size 16")
+    reports = []
+    out = _out()
+    for name, eps, n in itertools.product(names, args.epsilon, sizes):
+        r = sampled(name, eps, n, draws=args.draws or DRAWS, seed=args.seed, delta=args.delta,
+                    scale=args.scale, p=args.p, horizon=args.horizon)
+        reports.append(r)
+        if args.json:
+            continue
+        for c in r.checks:
+            out.print(f"  {c.path:<17} {c.input:<20} G = {c.statistic:10.4g} on {c.cells:>6,} "
+                      f"cells, p = {c.p_value:.3g}{'' if c.passed else '  < α: FAIL'}",
+                      highlight=False)
+        for b in r.bounds:
+            out.print(f"  {b.path:<17} ε_lb = {b.epsilon_lb:.4g} (estimate {b.estimate:.4g}) "
+                      f"on {b.event}: {b.counts[0]:,} vs {b.counts[1]:,} of {b.draws // 2:,}",
+                      highlight=False)
+        for note in r.notes:
+            out.print(f"  note: {note}", highlight=False)
+        if r.claim and not r.reason:
+            out.print(f"  claim: {r.claim['how']}", highlight=False)
+        style = {0: "green", 1: "bold red", 2: "yellow"}[r.code]
+        out.print(f"[{style}]{r.verdict()}[/]  ({r.seconds:.1f} s)", highlight=False)
+    if args.json:
+        _print_json([r.to_dict() for r in reports] if len(reports) > 1 else reports[0].to_dict())
+    if skipped and not args.json:
+        out.print(f"note: {', '.join(skipped)} skipped (they need the per-batch --delta)")
+    codes = {r.code for r in reports}
+    return 1 if 1 in codes else 2 if 2 in codes else 0
 
 
 def add_parser(sub):
@@ -47,12 +105,16 @@ def add_parser(sub):
     a.add_argument("--exact", action="store_true",
                    help="calibration: also invert the compositions of the audited views")
     a.add_argument("--full", action="store_true", help="show every Rényi order and every table")
+    a.add_argument("--sampled", action="store_true",
+                   help="sampled audit of the real kernels (default --batch-size 16)")
+    a.add_argument("--draws", type=one_int, default=None,
+                   help="--sampled: draws per path and input (default 1e6)")
+    a.add_argument("--seed", type=one_int, default=0, help="--sampled: root seed (default 0)")
     a.add_argument("--json", action="store_true", help="print JSON")
     return a
 
 
 def _algorithms(text, need_delta, delta):
-    from ..errors import ConfigError
     from ..privacy.audit import auditable
     from ..registry import get_algorithm, get_mechanism
 
@@ -71,7 +133,10 @@ def _algorithms(text, need_delta, delta):
 
 def cmd_audit(args, console):
     """Run ``bandsim audit`` (see the module docstring)."""
-    from ..errors import ConfigError
+    from ..errors import check_int
+    from ..runner import MAX_HORIZON
+
+    args.horizon = check_int("horizon", args.horizon, 2, MAX_HORIZON)
 
     if args.returning is None:
         for flag in ("target_epsilon", "target_delta"):
@@ -79,7 +144,15 @@ def cmd_audit(args, console):
                 raise ConfigError(flag, getattr(args, flag), "needs --returning B")
         if args.epsilon is None:
             raise ConfigError("epsilon", None, "required (the per-batch ε to audit)")
+        if not args.epsilon:
+            raise ConfigError("epsilon", "", "give at least one value, e.g. --epsilon 0.5")
+        if args.sampled:
+            return _sampled(args, console)
+        if args.draws is not None:
+            raise ConfigError("draws", args.draws, "needs --sampled")
         return _audit(args, console)
+    if args.sampled:
+        raise ConfigError("sampled", True, "audits one batch; it does not take --returning")
     if args.target_delta is None:
         raise ConfigError("target_delta", None, "required with --returning (total δ)")
     if args.target_epsilon is not None:
@@ -99,15 +172,24 @@ def _audit(args, console):
 
     from ..privacy.audit import audit
 
+    from ..privacy.pmf import PmfTooLarge
+
     names, skipped = _algorithms(args.algorithm, True, args.delta)
     sizes = args.batch_size or [1024]
+    if not sizes:
+        raise ConfigError("batch_size", "", "give at least one value, e.g. --batch-size 64")
     reports = []
     for name, eps, n in itertools.product(names, args.epsilon, sizes):
-        reports.append(audit(name, eps, n, delta=args.delta, scale=args.scale, p=args.p,
-                             horizon=args.horizon))
+        try:
+            reports.append(audit(name, eps, n, delta=args.delta, scale=args.scale, p=args.p,
+                                 horizon=args.horizon))
+        except PmfTooLarge as e:
+            _out().print(f"cannot audit: {name} at ε = {eps:g}, n = {n:,}: the exact law is too "
+                         f"large to tabulate ({e}); audit another --batch-size or --scale",
+                         highlight=False)
+            return 2
     if args.json:
-        print(json.dumps([r.to_dict() for r in reports] if len(reports) > 1
-                         else reports[0].to_dict(), indent=2))
+        _print_json([r.to_dict() for r in reports] if len(reports) > 1 else reports[0].to_dict())
         return 1 if any(r.failures for r in reports) else 0
     out = _out()
     if len(reports) == 1 or args.full:
@@ -156,7 +238,7 @@ def _compose(args, console):
                              basis=c.basis, total_epsilon=c.epsilon, total_delta=c.delta,
                              note=c.note))
     if args.json:
-        print(json.dumps(rows, indent=2, default=float))
+        _print_json(rows)
         return 0
     t = Table(title=f"total privacy of a user in B = {args.returning} batches "
                     f"(total δ = {args.target_delta:g})")
@@ -189,7 +271,7 @@ def _calibrate(args, console):
                            scale=args.scale, p=args.p, horizon=args.horizon, exact=args.exact):
             rows.append(dict(algorithm=name, **c.to_dict()))
     if args.json:
-        print(json.dumps(rows, indent=2, default=float))
+        _print_json(rows)
         return 0
     t = Table(title=f"per-batch privacy for a total ({args.target_epsilon:g}, "
                     f"{args.target_delta:g})-DP over B = {args.returning} batches "

@@ -3,23 +3,62 @@ import argparse
 import json
 import math
 
+from ..errors import ConfigError
+
 
 def floats(text):
-    return [float(x) for x in text.split(",") if x.strip()]
+    """A comma list of numbers (empty items dropped; the fields' own checks judge ranges)."""
+    out = []
+    for x in text.split(","):
+        if x.strip():
+            try:
+                out.append(float(x))
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{x.strip()!r} is not a number") from None
+    return out
 
 
 def ints(text):
+    """A comma list of integers such as ``5e7``; a non-integer (``1.5``, ``inf``,
+    ``1e400``) is kept as a float so that the field's own check names its range."""
     out = []
     for x in text.split(","):
-        v = float(x)
-        if v != int(v):
-            raise argparse.ArgumentTypeError(f"{x!r} is not an integer")
-        out.append(int(v))
+        if not x.strip():
+            continue
+        try:
+            out.append(int(x))
+            continue
+        except ValueError:
+            pass
+        try:
+            v = float(x)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{x.strip()!r} is not a number") from None
+        out.append(int(v) if math.isfinite(v) and v == int(v) else v)
     return out
 
 
 def one_int(text):
-    return ints(text)[0]
+    """One integer (see :func:`ints`)."""
+    values = ints(text)
+    if len(values) != 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give one number, e.g. 1e6")
+    return values[0]
+
+
+class UsageError(ConfigError):
+    """A command line argparse cannot parse (printed as one line, exit status 2)."""
+
+    def __init__(self, prog, message):
+        ValueError.__init__(self, f"{prog}: {message}")
+        self.field, self.value, self.allowed = "arguments", None, message
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``error: …``, exit status 2)."""
+
+    def error(self, message):
+        raise UsageError(self.prog, message)
 
 
 def wide_console(stderr=False):

@@ -80,7 +80,10 @@ def show_instance(path, as_json):
                 row[k] = v[a]
         rows.append(row)
     if as_json:
-        print(json.dumps({"meta": meta, "arms": rows}, indent=2, default=float))
+        from .common import strict_json
+
+        print(json.dumps(strict_json({"meta": meta, "arms": rows}), indent=2, default=float,
+                         allow_nan=False))
         return 0
     extra = [k for k in rows[0] if k not in ("arm", "label", "mean", "gap", "support")
              and not (k == "size" and "impressions" in rows[0])]

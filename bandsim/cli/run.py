@@ -37,6 +37,9 @@ def add_parser(sub):
     run.add_argument("--out", default=None,
                      help="write Parquet: a file, or a directory when several configs run")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    run.add_argument("--memory", default=None,
+                     help="memory budget, e.g. 8G (default: a third of the available memory; "
+                          "env BANDSIM_MEMORY)")
     return run
 
 
@@ -53,8 +56,8 @@ def add_param_flags(parser, names=None):
     for p in all_params().values():
         if names is not None and p.name not in names:
             continue
-        kind = (floats if p.name == "epsilon" else one_int if p.integer else str if p.boolean
-                else float)
+        kind = (floats if p.name == "epsilon" else one_int if p.integer
+                else str if p.boolean or p.choices else float)
         text = f"{p.help} [{p.unit}; {p.range_text()}]" if p.unit else p.help
         parser.add_argument(p.flag, dest=p.name, type=kind, default=None, help=text)
 
@@ -66,6 +69,11 @@ def expand(args):
     algos = [get_algorithm(a.strip()) for a in args.algorithm.split(",") if a.strip()]
     if not algos:
         raise ConfigError("algorithm", args.algorithm, "give at least one algorithm name")
+    if args.means is not None and args.instance is not None:
+        raise ConfigError("means", ",".join(f"{m:g}" for m in args.means),
+                          f"give either --means or --instance ({args.instance}), not both")
+    if args.means == []:
+        raise ConfigError("means", "", "give at least two means, e.g. --means 0.9,0.8")
     given_inst = args.means or args.instance_file
     instances = [None] if given_inst else (args.instance or "").split(",")
     if not given_inst and args.instance is None:
@@ -97,13 +105,32 @@ def expand(args):
     return jobs
 
 
+def _is_dir_target(out, n_jobs):
+    """``--out`` names a directory: several configs, an existing directory, or a trailing /."""
+    return n_jobs > 1 or Path(out).is_dir() or out.endswith(("/", "\\"))
+
+
+def check_out(args, n_jobs):
+    """Refuse an ``--out`` that cannot be written, before any simulation runs."""
+    if args.out is None:
+        return
+    out = Path(args.out)
+    if _is_dir_target(args.out, n_jobs):
+        if out.exists() and not out.is_dir():
+            raise ConfigError("out", args.out, "is a file; several results need a directory")
+        return  # created (with its parents) when the first result is written
+    if not out.parent.is_dir():
+        raise ConfigError("out", args.out, f"its directory {out.parent} does not exist "
+                                           "(create it, or end --out with / for a directory)")
+
+
 def out_path(args, job, n_jobs):
     from ..studies.jobs import job_instance
     from ..studies.store import exact
 
     if args.out is None:
         return None
-    if n_jobs == 1 and not Path(args.out).is_dir():
+    if not _is_dir_target(args.out, n_jobs):
         return Path(args.out)
     d = Path(args.out)
     d.mkdir(parents=True, exist_ok=True)
@@ -148,11 +175,15 @@ def batch_table(config):
 def cmd_run(args, console):
     import secrets
 
+    from .. import resources
     from ..studies.jobs import run_jobs
 
+    if args.memory is not None:
+        resources.set_budget(args.memory)
     if args.seed is None:  # one root seed for the whole grid: common random instances
         args.seed = secrets.randbits(63)
     jobs = expand(args)
+    check_out(args, len(jobs))
     rows = [None] * len(jobs)
     try:
         for i, res, seconds in run_jobs(jobs, console=console):

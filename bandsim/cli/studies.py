@@ -25,9 +25,36 @@ def _backend_args(p):
                    help="Dask scheduler address (default: an in-process cluster)")
 
 
+def check_backend(args):
+    """The backend and the Dask scheduler address, refused with one line if unusable."""
+    from ..errors import ConfigError
+
+    if args.backend not in ("local", "dask"):
+        raise ConfigError("backend", args.backend, "must be local or dask")
+    sched = args.scheduler
+    if sched is None:
+        return
+    if args.backend != "dask":
+        raise ConfigError("scheduler", sched, "needs --backend dask")
+    addr = sched.split("://", 1)[-1]
+    host, _, port = addr.rpartition(":")
+    if not (host and port.isdigit()) and not sched.startswith("inproc://"):
+        raise ConfigError("scheduler", sched, "must be a Dask scheduler address such as "
+                                              "tcp://host:8786 (omit --scheduler for an "
+                                              "in-process cluster)")
+
+
 def cmd_reproduce(args, console):
+    from ..errors import check_int
+    from ..runner import MAX_HORIZON
     from ..studies.reproduce import reproduce
     from .results import formats
+
+    if args.runs is not None:
+        args.runs = check_int("runs", args.runs, 1, 10**8)
+    if args.horizon is not None:
+        args.horizon = check_int("horizon", args.horizon, 2, MAX_HORIZON)
+    check_backend(args)
 
     rows, skipped = reproduce(args.figure, args.out, runs=args.runs, horizon=args.horizon,
                               seed=args.seed, instance_file=args.instance_file,
@@ -47,6 +74,8 @@ def cmd_sweep(args, console):
     from ..studies.sweep import sweep
 
     from .common import SUMMARY_COLUMNS
+
+    check_backend(args)
 
     rows = sweep(args.study, args.out, console=console, backend=args.backend,
                  scheduler=args.scheduler, overwrite=args.overwrite)

@@ -88,6 +88,14 @@ def secagg_audit_points(b, fold_max=None):
 
 
 def _dlaplace_law(b):
+    """Lap_Z from q = fpar[0]: what the batched, central and local samplers read."""
+    from ..privacy.pmf import DiscreteLaplace
+
+    return DiscreteLaplace.from_q(b.fpar[0])
+
+
+def _polya_law(b):
+    """Σ of n Pólya(1/n, β) pairs = Lap_Z with β = fpar[1]: what the per-user path reads."""
     from ..privacy.pmf import DiscreteLaplace
 
     return DiscreteLaplace(b.fpar[1])
@@ -147,9 +155,16 @@ def _binary_summation(epsilon, delta):
 
 
 def _audit_binary_summation(b, algorithm, fold_max=None):
+    """The exact audit of the shuffle's count, with τ = fpar[0] (what the kernels read)."""
+    import copy
+
     from ..privacy.audit import audit_shuffle
 
-    return audit_shuffle(b.extra["mech"], b.n, algorithm)
+    mech = b.extra["mech"]
+    if mech.tau != b.fpar[0]:
+        mech = copy.copy(mech)
+        mech.tau = float(b.fpar[0])
+    return audit_shuffle(mech, b.n, algorithm)
 
 
 def _summarize_dist_cdp(batches):
@@ -215,7 +230,7 @@ register(
     Mechanism("dist-dp", "SecAgg, Pólya pairs per user (discrete Laplace total)",
               f"{CZ}, Theorem 1", "distributed ε-DP (SecAgg)", "pure", codes.DIST_DP,
               secagg.dist_dp, ("epsilon", "p"), secagg_audit, secagg_audit_points, _dlaplace_law,
-              samplers=SECAGG_SAMPLERS["dist-dp"]),
+              samplers=SECAGG_SAMPLERS["dist-dp"], user_law=_polya_law),
     Mechanism("dist-rdp", "SecAgg, Skellam noise per user", f"{CZ}, Theorem 2",
               "distributed RDP (SecAgg)", "rdp", codes.DIST_RDP, secagg.dist_rdp,
               ("epsilon", "p", "scale"), secagg_audit, secagg_audit_points, _skellam_law,
@@ -236,7 +251,7 @@ register(
               f"{CZ}, Theorem 3", "distributed ε-DP (shuffling)", "pure", codes.DIST_DP_SHUFFLE,
               secagg.dist_dp_shuffle, ("epsilon", "p"), secagg_audit, secagg_audit_points,
               _dlaplace_law, samplers=SECAGG_SAMPLERS["dist-dp-shuffle"],
-              summarize=_summarize_dist_dp_shuffle),
+              summarize=_summarize_dist_dp_shuffle, user_law=_polya_law),
     Mechanism("binary-summation", "shuffle binary summation of the users' bits",
               f"{TENENBAUM}, Algorithm 3", "shuffle (ε, δ)-DP", "approx", codes.SHUFFLE_BINARY,
               _binary_summation_batch, ("epsilon", "delta"), _audit_binary_summation,

@@ -39,6 +39,8 @@ TAU_CONSTANT = 96.0
 #: Standard deviations kept on each side of a pmf's mean; the mass beyond is
 #: computed (binomial survival function) and added to δ as an upper bound.
 PMF_SDS = 40.0
+#: Bytes per point of the exact-δ computation (support, pmfs, shifted copies, temporaries).
+PMF_BYTES_PER_POINT = 64
 
 
 def accuracy_tau(epsilon, delta):
@@ -48,7 +50,10 @@ def accuracy_tau(epsilon, delta):
     ----------
     Tenenbaum et al. (2021), Algorithm 3, line 1.
     """
-    return TAU_CONSTANT * math.log(2.0 / delta) / epsilon**2
+    ratio = 2.0 / delta
+    # 2/δ overflows for δ below ~1e-308: then the same logarithm as a difference
+    log_ratio = math.log(ratio) if ratio < math.inf else math.log(2.0) - math.log(delta)
+    return TAU_CONSTANT * log_ratio / epsilon**2
 
 
 def subgaussian_variance(epsilon, delta):
@@ -160,10 +165,16 @@ class BinarySummation:
         """
         from scipy import stats
 
+        from ..resources import check
+
         n, q = self.noise_law(m)
         mu, sd = n * q, math.sqrt(n * q * (1.0 - q))
         lo = max(0, int(mu - PMF_SDS * sd) - 2)
         hi = min(n, int(mu + PMF_SDS * sd) + 2)
+        check((hi - lo + 1) * PMF_BYTES_PER_POINT, "epsilon", self.epsilon,
+              f"the exact privacy of one batch of m = {m:,} users (a Binomial pmf of "
+              f"{hi - lo + 1:,} points, noise sd {sd:.3g})",
+              "raise ε or δ (the noise sd grows as sqrt(log(1/δ))/ε)")
         support = np.arange(lo, hi + 1, dtype=np.int64)
         pmf = stats.binom.pmf(support, n, q)
         tail = float(stats.binom.cdf(lo - 1, n, q) + stats.binom.sf(hi, n, q))
@@ -304,7 +315,10 @@ def hockey_stick(p, q, epsilon):
         The smallest δ with P(F) ≤ e^ε Q(F) + δ for every event F.
     """
     p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
-    return float(np.maximum(p - math.exp(epsilon) * q, 0.0).sum())
+    # e^ε overflows beyond ε ≈ 709; e^700 q already exceeds every p where q ≥ 1e-304, so
+    # capping ε there can only over-count δ by the mass where 0 < q < e^{−700} p (an upper
+    # bound, never a crash)
+    return float(np.maximum(p - math.exp(min(epsilon, 700.0)) * q, 0.0).sum())
 
 
 def privacy_profile(p, q, epsilon):

@@ -45,6 +45,8 @@ def skellam_rdp(alpha, epsilon, scale, n=None, g=None):
 def _log_sum_exp_a_over_j(a, n):
     """log Σ_{j=2}^{n} e^{a/j}, exact for j ≤ J and bounded above beyond it."""
     J = int(min(n, max(2, math.ceil(20 * a))))
+    if J > 1 << 20:  # huge a (σ² ≳ 10⁴): the terms fall so fast that a few j decide the sum
+        return _log_sum_exp_a_over_j_large(a, n)
     j = np.arange(2, J + 1, dtype=float)
     terms = a / j
     top = terms.max() if terms.size else 0.0
@@ -52,6 +54,20 @@ def _log_sum_exp_a_over_j(a, n):
     if n > J:  # e^{a/j} ≤ 1 + (a/j) e^{a/J} for j > J  (a/j ≤ a/J ≤ 1/20)
         tail = (n - J) + a * math.exp(a / J) * (math.log(n) - math.log(J))
         s += tail * math.exp(-top)
+    return top + math.log(s)
+
+
+def _log_sum_exp_a_over_j_large(a, n):
+    """log Σ_{j=2}^{n} e^{a/j} for large a, in O(1) memory: the terms decrease in j; those
+    with a/2 − a/j > 60 + log n (j > j*) are bounded by (n − j*) e^{a/(j* + 1)}."""
+    L = 60.0 + math.log(n)
+    jstar = n if L >= a / 2 else int(min(n, max(2, math.floor(1.0 / (0.5 - L / a)) + 1)))
+    jstar = min(jstar, 1 << 20)
+    j = np.arange(2, jstar + 1, dtype=float)
+    top = a / 2
+    s = np.exp(a / j - top).sum()
+    if n > jstar:
+        s += (n - jstar) * math.exp(a / (jstar + 1) - top)
     return top + math.log(s)
 
 
@@ -96,6 +112,12 @@ def _log_expm1_exp(ell):
     return np.where(ell > 5, np.exp(np.minimum(ell, 700.0)), out)
 
 
+#: Beyond this per-user σ² the bound is 0.0 in float64 (it underflows from σ² ≈ 100
+#: on), and its log-space terms −2π²σ²k² + log(cosh(2πσ²kt) − 1) would cancel
+#: catastrophically (absolute error ~2·10⁻¹⁵σ²): return 0.0 without evaluating them.
+SIGMA2_EXACT_TV = 1e8
+
+
 @lru_cache(maxsize=4096)
 def dgauss_sum_tv_bound(n, sigma2):
     """Upper bound on TV(Σ_{i≤n} N_Z(0, σ²), N_Z(0, n σ²)) (float; may be 0.0).
@@ -117,7 +139,7 @@ def dgauss_sum_tv_bound(n, sigma2):
     ----------
     Chowdhury & Zhou (2023), Appendix E (Definition 11, Fact 3, Lemma 4 after KLS21).
     """
-    if n <= 1:
+    if n <= 1 or sigma2 > SIGMA2_EXACT_TV:
         return 0.0
     ns2 = n * sigma2
     t = np.unique(np.concatenate([np.geomspace(1e-12, math.pi, 6000),

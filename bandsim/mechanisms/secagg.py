@@ -238,6 +238,48 @@ def check_protocol_params(n, epsilon, p, scale=1.0):
     scale = check_range("scale", scale, 1.0, None, lo_open=False)
     return n, epsilon, p, scale
 
+def check_sampler_ranges(code, n, epsilon, fpar, scale=1.0):
+    """ConfigError (naming ε or the scale s) unless the kernels' samplers accept the noise parameters.
+
+    The samplers of :mod:`bandsim.kernels.samplers` refuse, inside the kernels,
+    a geometric q < 2^−46 (discrete Laplace of scale beyond ~7·10¹³), a
+    Poisson rate above 2^52 (Skellam μ; the negative binomials of n discrete
+    Laplaces, whose Gamma-distributed rate we require 10 sd below it) and a
+    discrete-Gaussian σ² above 2^90: the same limits here give one clear line
+    before any work.
+    """
+    from bandsim.kernels import codes
+    from bandsim.kernels.samplers import POISSON_MAX, Q_MIN, SIGMA2_MAX
+
+    fpar = [float(v) for v in fpar]
+    if code in (codes.DIST_DP, codes.CENTRAL, codes.LOCAL, codes.DIST_DP_SHUFFLE):
+        q = fpar[0]
+        if not q >= Q_MIN:
+            raise ConfigError("epsilon", epsilon,
+                              f"too small for n = {n:,}: the discrete Laplace noise has q = "
+                              f"1 − e^(−ε/g) = {q:.3g}, below the samplers' limit 2^-46 ≈ "
+                              f"{Q_MIN:.3g} (ε/g must be at least ~{Q_MIN:.3g})")
+        mean = n * (1 - q) / q  # NB(n, q)'s Poisson rate ~ Gamma(n, (1 − q)/q): sd mean/√n
+        if code == codes.LOCAL and not mean * (1 + 10 / math.sqrt(n)) <= POISSON_MAX:
+            raise ConfigError("epsilon", epsilon,
+                              f"too small for n = {n:,}: the sum of n discrete Laplaces is drawn "
+                              f"as NB(n, q) − NB(n, q), whose Poisson rate (mean n(1 − q)/q = "
+                              f"{mean:.3g}, + 10 sd) must stay below the sampler's 2^52")
+    elif code == codes.DIST_RDP:  # μ = g²/(2ε²) ≈ s² n/2: the scale decides, not ε
+        if not (0 < fpar[0] / n and fpar[0] <= POISSON_MAX):
+            raise ConfigError("scale", scale,
+                              f"gives the Skellam noise a Poisson mean μ = g²/(2ε²) ≈ s²n/2 = "
+                              f"{fpar[0]:.3g} at n = {n:,}, beyond the sampler's 2^52: lower "
+                              f"the scale s (here at most ~{math.sqrt(2 * POISSON_MAX / n):.3g}) "
+                              "or the horizon")
+    elif code == codes.DIST_CDP:  # σ² = g²/ε² ≈ s² n
+        if not (0 < fpar[0] / n and fpar[0] <= SIGMA2_MAX):
+            raise ConfigError("scale", scale,
+                              f"gives the discrete Gaussian σ² = g²/ε² ≈ s²n = {fpar[0]:.3g} at "
+                              f"n = {n:,}, beyond the sampler's 2^90: lower the scale s (here at "
+                              f"most ~{math.sqrt(SIGMA2_MAX / n):.3g}) or the horizon")
+
+
 def finish(name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sigma, h, noise,
            variance, privacy, extra=None):
     """The :class:`Batch` of a SecAgg protocol from its precision g, real τ and noise.
@@ -249,6 +291,7 @@ def finish(name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sigma, 
     ConfigError
         If m exceeds the int64-safe limit 2^62.
     """
+    check_sampler_ranges(code, n, epsilon, fpar, scale)
     tau = math.ceil(tau_real)
     m = n * g + 2 * tau + 1
     if m > MAX_MODULUS:
@@ -408,5 +451,6 @@ def mechanism(name, n, epsilon, p=0.1, scale=1.0, **kwargs):
     return spec.batch(n, **{k: v for k, v in params.items() if k in spec.takes or k in kwargs})
 
 
-__all__ = ["Batch", "LOCAL_C", "MAX_MODULUS", "central", "check_protocol_params", "dist_cdp",
+__all__ = ["Batch", "LOCAL_C", "MAX_MODULUS", "central", "check_protocol_params",
+           "check_sampler_ranges", "dist_cdp",
            "dist_dp", "dist_dp_shuffle", "dist_rdp", "finish", "local", "mechanism"]

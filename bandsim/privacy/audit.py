@@ -43,8 +43,18 @@ ones, k + B versus k + 1 + B, B ~ Binomial — its exact hockey-stick δ(ε)
 curve (:meth:`bandsim.shuffle.BinarySummation.exact_delta`) next to the
 claimed (ε, δ).
 
-A claim passes when exact ≤ claimed · (1 + 10⁻⁹) (floating-point slack);
-otherwise the report's verdict is FAIL.
+A claim passes when exact ≤ claimed + error, where ``error`` is the row's
+bound on the absolute error of the computed figure: truncation (the fold's
+relative error, a window's dropped mass), the law's own approximation error
+and floating-point rounding (:func:`_entry_error`), plus a few ulps of the
+claim (:attr:`bandsim.privacy.report.Row.tolerance`); otherwise the report's
+verdict is FAIL.
+
+The laws are built from the parameters the kernels read: the discrete
+Laplace family from q = ``fpar[0]`` (the geometric samplers of the batched,
+central and local paths); mechanisms whose per-user sampler reads another
+parameter (the Pólya pairs of ``dist-dp`` read β = ``fpar[1]``) declare a
+``user_law``, and that path is audited too (a second ε row).
 
 References
 ----------
@@ -58,7 +68,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from . import pmf as P
-from .report import RTOL, AuditReport, Row
+from .report import AuditReport, Row
 
 #: Rényi orders audited (α = 2 … 64).
 ALPHAS = tuple(range(2, 65))
@@ -99,9 +109,52 @@ def _relaxed(view, q_hat):
     return P.LogPmf(0, lf, 0.0, view.rel_err, m)
 
 
-def _log_error(view):
-    """Absolute error on a log-ratio implied by the view's relative error."""
-    return 2 * view.rel_err + 1e-12
+#: Unit roundoff of float64.
+EPS = 2.0**-53
+#: Floating-point operations behind one log-pmf entry, each rounding once
+#: (log-pmf, logsumexp normalization, fold, shift): a generous count.
+ROUNDINGS = 16
+
+
+def _entry_error(view, law=None):
+    """Bound on the absolute error of every entry of ``view.logp``.
+
+    The view's relative error (fold truncation, FFT) and dropped mass (a
+    window's renormalization), the law's own error (e.g. an asymptotic
+    expansion) and floating-point rounding, ``ROUNDINGS`` roundings of
+    size ≤ EPS · (1 + max |log p|).
+    """
+    lp = view.logp[np.isfinite(view.logp)]
+    top = float(np.abs(lp).max()) if lp.size else 0.0
+    return (view.rel_err + view.dropped + getattr(law, "log_err", 0.0)
+            + ROUNDINGS * EPS * (1.0 + top))
+
+
+def _ratio_error(view, law=None):
+    """Error bound of a max log-ratio log P − log Q (two entries, one subtraction)."""
+    e = _entry_error(view, law)
+    return 2 * e + EPS * 2 * (1.0 + float(np.abs(view.logp[np.isfinite(view.logp)]).max()))
+
+
+def _renyi_error(view, law=None):
+    """Error bound of D_α, α ≥ 2, from entries with error ≤ e.
+
+    D_α = log Σ exp(a + (α − 1)(a − b)) / (α − 1): the exponent errs by at most
+    (2α − 1) e, so D_α by (2α − 1) e/(α − 1) ≤ 3e; the sum of N terms adds a
+    relative rounding of N·EPS (≤ N·EPS in the log).
+    """
+    return 3 * _entry_error(view, law) + 3 * len(view.logp) * EPS
+
+
+def _user_path_row(spec, mech, g, m, folded, relax_q, claimed):
+    """ε of the per-user path, whose samplers read their own parameter (``user_law``)."""
+    law = spec.user_law(mech)
+    view = P.fold(law, m) if folded else _window_view(law, g, False)
+    if relax_q is not None and folded:
+        view = _relaxed(view, relax_q)
+    exact, _, _ = _pure_epsilon(view, g)
+    return Row("ε of the per-user path (its own noise parameter)", claimed, exact,
+               _ratio_error(view, law), short="ε per-user")
 
 
 def _window_view(law, g, renyi):
@@ -181,7 +234,7 @@ def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
     name = algorithm or mech.name
     notes = []
     kind = spec.kind
-    relax_q = mech.extra.get("relax_q")
+    relax_q = mech.fpar[2] if "relax_q" in mech.extra else None  # what the kernel reads
     folded = m <= fold_max
     if folded:
         view = P.fold(law, m)
@@ -195,7 +248,7 @@ def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
         if relax_q is not None and folded:
             view = _relaxed(view, relax_q)
         exact, d, scanned = _pure_epsilon(view, g)
-        err = _log_error(view)
+        err = _ratio_error(view, law)
         v = (f"view: {spec.view} = (x̂ + noise) mod m = {m:,}, noise {mech.noise}; "
              f"neighbours: x̂ moved by d ∈ 1…{g} "
              f"({scanned} shift(s) scanned, worst d = {d})")
@@ -216,13 +269,17 @@ def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
             rows = [Row("ε (max log-ratio)", mech.privacy["epsilon"], exact, err, short="ε")]
             guarantee = f"{spec.trust} ({mech.theorem})"
             headline = 0
+        if spec.user_law is not None:
+            rows.append(_user_path_row(spec, mech, g, m, folded, relax_q, rows[0].claimed))
+            v += ("; the batched path's law is read from fpar[0], the per-user path's from "
+                  "its own parameter (both audited)")
         return AuditReport(name, guarantee, v, params, rows, headline, notes,
                            time.perf_counter() - t0)
     if kind == "approx":
         return _audit_approx(mech, spec, view, name, params, notes, t0)
     d = g
     div = _renyi_both(view, d)
-    err = _log_error(view)
+    err = _renyi_error(view, law)
     if kind == "rdp":
         rows = []
         for a, x in zip(ALPHAS, div):
@@ -269,7 +326,9 @@ def _audit_approx(mech, spec, view, name, params, notes, t0):
         x = max(P.hockey_stick(moved, view, eps), P.hockey_stick(view, moved, eps))
         if x > exact:
             exact, worst = x, d
-    err = view.rel_err + view.dropped
+    # δ = Σ P(1 − e^{ε − r}): entries off by ≤ e move it by ≤ 3e (Σ P ≤ 1), plus the
+    # dropped mass and the rounding of a sum of N terms
+    err = view.dropped + 3 * _entry_error(view) + len(view.logp) * EPS
     rows = [Row(f"δ(ε = {eps:g})", delta, exact, err, short="δ(ε)")]
     for f in (0.5, 2.0):
         rows.append(Row(f"δ(ε = {f * eps:g})", None,
@@ -301,7 +360,8 @@ def audit_laplace(scale, epsilon, n, sensitivity=1.0, algorithm="dp-se"):
     z = np.linspace(-50 * scale, 50 * scale + sensitivity, 20001)
     ratio = (np.abs(z - sensitivity) - np.abs(z)) / scale
     exact = float(max(ratio.max(), (-ratio).max()))
-    rows = [Row("ε (max log-density ratio)", float(epsilon), exact, 1e-12, short="ε")]
+    err = 4 * EPS * (float(np.abs(z).max()) + sensitivity) / scale  # |z − Δ| − |z|, / b
+    rows = [Row("ε (max log-density ratio)", float(epsilon), exact, err, short="ε")]
     view = (f"view: Σ r + Lap(b), b = {scale:.6g}, rewards in [0, 1] (sensitivity 1); "
             f"the ratio is constant (= ε) on a half-line, so the grid maximum is exact")
     return AuditReport(algorithm, "ε-DP, central (Sajed & Sheffet 2019, Algorithm 9, "
@@ -328,11 +388,13 @@ def audit_shuffle(mech, n, algorithm="sdp-ae"):
     t0 = time.perf_counter()
     eps, delta = mech.epsilon, mech.delta
     trials, prob = mech.noise_law(n)
-    _, _, _, tail = mech.output_pmfs(n)
+    support, _, _, tail = mech.output_pmfs(n)
     d_exact = mech.exact_delta(n)
     # δ(ε) ≥ the mass where one output pmf vanishes, for every ε: if that alone
     # exceeds δ, no finite ε holds (exact_epsilon would search forever).
     e_exact = mech.exact_epsilon(n) if mech.exact_delta(n, 700.0) <= delta else math.inf
+    # δ = Σ max(0, p − e^ε q) over S terms of pmfs with a few ulps of error each
+    tail = tail + 4 * EPS * (1 + math.exp(min(eps, 700.0))) + len(support) * EPS
     rows = [Row(f"δ(ε = {eps:g})", delta, d_exact, tail, short="δ(ε)"),
             Row(f"ε at δ = {delta:.3g}", eps, e_exact, 1e-9, short="ε at δ")]
     for f in (0.25, 0.5, 2.0, 4.0):

@@ -149,6 +149,9 @@ class Law:
     """
 
     center = 0
+    #: Bound on the absolute error of :meth:`logpmf` beyond floating-point
+    #: rounding (e.g. an asymptotic expansion); the audits add it to each row's error.
+    log_err = 0.0
 
     def logpmf(self, k):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -171,16 +174,27 @@ class Law:
 class DiscreteLaplace(Law):
     """Lap_ℤ with P(X = k) ∝ β^{|k|}; Lap_ℤ(g/ε) has β = e^{−ε/g}.
 
+    :meth:`from_q` builds it from q = 1 − β, the geometric success
+    probability the kernels' samplers read, with log β = log1p(−q) to full
+    relative precision.
+
     References
     ----------
     seed 003, Definition 4 and Fact 1 (sum of Pólya pairs).
     """
 
-    def __init__(self, beta):
+    def __init__(self, beta, log_beta=None):
         if not 0.0 < beta < 1.0:
             raise ValueError(f"beta must lie in (0, 1), got {beta!r}")
         self.beta = float(beta)
-        self.log_beta = math.log(beta)
+        self.log_beta = math.log(beta) if log_beta is None else float(log_beta)
+
+    @classmethod
+    def from_q(cls, q):
+        """Lap_ℤ whose geometric sides have success probability q ∈ (0, 1)."""
+        if not 0.0 < q < 1.0:
+            raise ValueError(f"q must lie in (0, 1), got {q!r}")
+        return cls(1.0 - q, math.log1p(-q))
 
     def logpmf(self, k):
         return np.abs(np.asarray(k, np.float64)) * self.log_beta
@@ -227,6 +241,9 @@ class Skellam(Law):
     ----------
     seed 003, Section 5, Definition of Sk(μ, σ²); DLMF 10.41.3.
     """
+
+    #: The Debye expansion's bound, where it replaces ``ive`` (far tails).
+    log_err = 1e-9
 
     def __init__(self, mu):
         if not mu > 0:

@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from . import audit as A
+from .pmf import PmfTooLarge
 
 #: Most points an audit may evaluate at simulation time: (pure DP, Rényi) (≲ 1 s).
 CHEAP_POINTS = (1 << 23, 1 << 17)
@@ -114,13 +115,21 @@ def result_privacy(algo, params, plan, horizon, audit=True):
         info["matches_plan"] = bool(math.isclose(plan.noise_scale, batch.fpar[0]))
     limit = CHEAP_POINTS[1] if spec.kind in ("rdp", "zcdp") else CHEAP_POINTS[0]
     fold_max = min(A.FOLD_MAX, limit // 2)  # else H's window, if that is cheaper
-    points = spec.audit_points(batch, fold_max) if spec.audit_points else 0
+    try:
+        points = spec.audit_points(batch, fold_max) if spec.audit_points else 0
+    except (OverflowError, ValueError):
+        points = math.inf
     if not audit or points > limit:
-        info["skipped"] = (f"the audit evaluates {points:,} points > {limit:,}: not cheap at "
+        info["skipped"] = (f"the audit evaluates {points:,.0f} points > {limit:,}: not cheap at "
                            "simulation time; run the command") if audit else "not requested"
         claim["audit"] = info
         return claim
-    rep = _cached_audit(spec, batch, algo.name, fold_max)
+    try:
+        rep = _cached_audit(spec, batch, algo.name, fold_max)
+    except PmfTooLarge as e:  # an exact law too large to tabulate: no audit, no crash
+        info["skipped"] = f"the exact law is too large to tabulate ({e}); `bandsim audit` exits 2"
+        claim["audit"] = info
+        return claim
     h = rep.rows[rep.headline]
     info.update(quantity=h.quantity, claimed=_json_safe(h.claimed), exact=_json_safe(h.exact),
                 worst_exact_over_claimed=_json_safe(rep.worst_ratio),

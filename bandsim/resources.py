@@ -1,0 +1,98 @@
+"""The resource guard: refuse, before any work, what would not fit in memory.
+
+A simulation allocates its outputs (O(runs × checkpoints)), its instances
+(O(runs × arms)), the engine's plan tables (O(stages × arms)) and, for the
+exact privacy every result carries, a few pmfs. Each is estimated from the
+configuration before it is allocated; beyond the **memory budget** the
+configuration is refused with a :class:`~bandsim.errors.ConfigError` naming
+the parameter to change, instead of a MemoryError (or a swapping machine)
+minutes later.
+
+The budget is a third of the memory available when the check runs (at
+least 1 GiB: room for the copies a Parquet writer makes, and for others), or the value of the environment variable ``BANDSIM_MEMORY`` (bytes,
+or with a unit: ``8G``, ``500M``), or what ``bandsim run --memory`` sets.
+"""
+import os
+import re
+
+from .errors import ConfigError
+
+#: Environment variable overriding the budget.
+ENV = "BANDSIM_MEMORY"
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+_override = {"bytes": None}
+
+
+def parse_size(text):
+    """Bytes from ``"8G"``, ``"500M"``, ``"1.5e9"`` (ConfigError on anything else)."""
+    m = re.fullmatch(r"\s*([0-9.eE+]+)\s*([KMGT]?)i?B?\s*", str(text), re.I)
+    try:
+        value = float(m.group(1)) * _UNITS[m.group(2).upper()]
+    except (AttributeError, ValueError):
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise ConfigError("memory", text, "must be a positive size such as 8G, 500M or 2e9")
+    return int(value)
+
+
+def available():
+    """Bytes of memory available now (MemAvailable; else the physical memory)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def budget():
+    """The memory budget in bytes (module docstring)."""
+    if _override["bytes"] is not None:
+        return _override["bytes"]
+    if os.environ.get(ENV):
+        return parse_size(os.environ[ENV])
+    return max(1 << 30, available() // 3)
+
+
+def set_budget(size):
+    """Set the budget for this process (bytes or a size string; None: the default)."""
+    _override["bytes"] = None if size is None else parse_size(size)
+
+
+def fmt(nbytes):
+    """A byte count for people: ``9.4 GiB``."""
+    x = float(nbytes)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if x < 1024 or unit == "PiB":
+            return f"{x:.3g} {unit}"
+        x /= 1024
+    return f"{x:.3g} PiB"
+
+
+def check(nbytes, field, value, what, fix):
+    """ConfigError naming ``field`` if ``nbytes`` exceed the budget.
+
+    Parameters
+    ----------
+    nbytes : float
+        Estimated memory.
+    field, value : str, object
+        The parameter to change and its value.
+    what : str
+        What needs the memory, e.g. ``"the outputs of 10,000,000 runs"``.
+    fix : str
+        How to get below the budget, e.g. ``"lower --runs (at most 1,234,567)"``.
+    """
+    limit = budget()
+    if nbytes > limit:
+        raise ConfigError(field, value, f"{what} would need {fmt(nbytes)}, more than the "
+                                        f"memory budget {fmt(limit)}: {fix} (or raise the "
+                                        f"budget: --memory or {ENV})")
+
+
+__all__ = ["ENV", "available", "budget", "check", "fmt", "parse_size", "set_budget"]

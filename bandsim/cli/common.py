@@ -104,11 +104,7 @@ SUMMARY_COLUMNS = ("algorithm", "instance", "arms", "epsilon", "runs", "horizon"
 
 
 def strict_json(x):
-    """``x`` with every non-finite float replaced by None (strict JSON)."""
-    if isinstance(x, float):
-        return x if math.isfinite(x) else None
-    if isinstance(x, dict):
-        return {k: strict_json(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [strict_json(v) for v in x]
-    return x
+    """``x`` with every non-finite float (numpy scalars too) replaced by None (strict JSON)."""
+    from ..studies.store import json_safe
+
+    return json_safe(x)

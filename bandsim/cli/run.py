@@ -146,7 +146,7 @@ def batch_table(config):
     """Per-batch protocol parameters (n, g, τ, m, bits) of a result, or None.
 
     Only for plans whose stages carry the protocol's g, τ and m (the
-    algorithms of seed 003 built on the protocol P = (R, S, A)).
+    algorithms of Chowdhury & Zhou (2023) built on the protocol P = (R, S, A)).
     """
     from rich.table import Table
 

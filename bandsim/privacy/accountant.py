@@ -34,9 +34,9 @@ that sensitivity describe.
 
 References
 ----------
-seed 003, Appendix H (Assumption 2, eqs. (14), (15), Remarks 8–9),
+Chowdhury & Zhou (2023), Appendix H (Assumption 2, eqs. (14), (15), Remarks 8–9),
 Appendix I (Theorem 7: advanced composition; Lemma 10: RDP → (ε, δ));
-seed 000, Appendix A (Theorem A.1); dp-accounting (Google) PLD and RDP
+Tenenbaum et al. (2021), Appendix A (Theorem A.1); dp-accounting (Google) PLD and RDP
 accountants.
 """
 import math
@@ -85,7 +85,7 @@ def advanced_composition(epsilon, delta, returning, delta_slack):
 
     References
     ----------
-    seed 003, Appendix I, Theorem 7 (Dwork, Rothblum & Vadhan 2010).
+    Chowdhury & Zhou (2023), Appendix I, Theorem 7 (Dwork, Rothblum & Vadhan 2010).
     """
     B = returning
     e = epsilon * math.sqrt(2 * B * math.log(1 / delta_slack)) + B * epsilon * math.expm1(epsilon)
@@ -104,7 +104,7 @@ def rdp_to_dp(curve, delta, orders=ORDERS):
 
     References
     ----------
-    seed 003, Appendix I, Lemma 10 (RDP → (ε, δ)); dp-accounting
+    Chowdhury & Zhou (2023), Appendix I, Lemma 10 (RDP → (ε, δ)); dp-accounting
     ``rdp.rdp_privacy_accountant.compute_epsilon`` (its tighter conversion).
     """
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
@@ -270,7 +270,7 @@ def compose(algorithm, epsilon, batch_size, returning, delta, *, batch_delta=Non
 
     References
     ----------
-    seed 003, Appendix H; dp-accounting.
+    Chowdhury & Zhou (2023), Appendix H; dp-accounting.
     """
     B = check_int("returning", returning, 1)
     delta = check_range("delta", delta, 0.0, 1.0, lo_open=False)

@@ -10,7 +10,7 @@ computes the privacy of the analyzer's view exactly from its output pmfs
 
 The view and the neighbouring inputs
 ------------------------------------
-SecAgg protocols (seed 003): the analyzer sees ŷ = (Σ x̂_i + Σ η_i) mod m.
+SecAgg protocols (Chowdhury & Zhou (2023)): the analyzer sees ŷ = (Σ x̂_i + Σ η_i) mod m.
 Two neighbouring batches differ in one user's reward; her encoding x̂ lies in
 {0, …, g} (randomized rounding mixes the two neighbouring integers, and
 every divergence used here is jointly quasi-convex, so the worst case is
@@ -34,11 +34,11 @@ no worse).
   the TV bound recorded in the result) — D_α for α = 2 … 64 and the implied
   ρ = max_α D_α/α next to Theorem 4 / Lemma 4's ρ = ε̂²/2.
 
-DP-SE (seed 001, Algorithm 9): the epoch sum plus Lap(b) with sensitivity 1
+DP-SE (Sajed (2019), Algorithm 9): the epoch sum plus Lap(b) with sensitivity 1
 (rewards in [0, 1]); exact ε = 1/b (the supremum of the Laplace log-density
 ratio, attained on a half-line).
 
-Shuffle binary summation (seed 000, Algorithm 3): the shuffler's count of
+Shuffle binary summation (Tenenbaum et al. (2021), Algorithm 3): the shuffler's count of
 ones, k + B versus k + 1 + B, B ~ Binomial — its exact hockey-stick δ(ε)
 curve (:meth:`bandsim.shuffle.BinarySummation.exact_delta`) next to the
 claimed (ε, δ).
@@ -58,8 +58,8 @@ parameter (the Pólya pairs of ``dist-dp`` read β = ``fpar[1]``) declare a
 
 References
 ----------
-seed 003, Sections 4–5, Theorems 1–6, Appendices C.2, D, E, G;
-seed 001, Algorithm 9, Theorem 5.1.1; seed 000, Appendix A, Theorem A.1.
+Chowdhury & Zhou (2023), Sections 4–5, Theorems 1–6, Appendices C.2, D, E, G;
+Sajed (2019), Algorithm 9, Theorem 5.1.1; Tenenbaum et al. (2021), Appendix A, Theorem A.1.
 """
 import math
 import time
@@ -371,7 +371,7 @@ def audit_laplace(scale, epsilon, n, sensitivity=1.0, algorithm="dp-se"):
 
 
 def audit_shuffle(mech, n, algorithm="sdp-ae"):
-    """Audit the shuffle binary summation on a batch of n users (seed 000, Algorithm 3).
+    """Audit the shuffle binary summation on a batch of n users (Tenenbaum et al. (2021), Algorithm 3).
 
     Parameters
     ----------

@@ -12,7 +12,7 @@ results are then lower bounds.
 References
 ----------
 Mironov 2017 (Rényi DP); Balle et al. 2018 (hockey-stick divergence);
-seed 003, Definitions 3 and 10.
+Chowdhury & Zhou (2023), Definitions 3 and 10.
 """
 import math
 

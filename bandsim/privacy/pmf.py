@@ -31,7 +31,7 @@ X mod m on ℤ_m, with the relative error of every folded value bounded),
 :mod:`bandsim.privacy.divergences` and are re-exported here.
 
 Sum of n discrete Gaussians (:class:`DiscreteGaussianSum`). By Poisson
-summation (the computation behind Lemma 4 of seed 003, after [KLS21]),
+summation (the computation behind Lemma 4 of Chowdhury & Zhou (2023), after [KLS21]),
 for S = X_1 + … + X_n with X_i ~ N_ℤ(0, σ²) iid,
 
     P(S = k) ∝ exp(−k²/(2nσ²)) · M(k),   M(k) = Σ_{u ∈ ℤ_n} W(u) e^{2πiku/n},
@@ -50,7 +50,7 @@ directly, [z^k](Σ_j e^{−j²/(2σ²)} z^j)^n, on a bounded window.
 
 References
 ----------
-seed 003 (Chowdhury & Zhou), Section 5 (Skellam), Appendix E (discrete
+Chowdhury & Zhou (2023), Section 5 (Skellam), Appendix E (discrete
 Gaussian, Definition 11, Lemma 4 after Kairouz, Liu & Steinke 2021);
 Abramowitz & Stegun 9.7.7 / DLMF 10.41.3 (Debye expansion of I_ν).
 """
@@ -180,7 +180,7 @@ class DiscreteLaplace(Law):
 
     References
     ----------
-    seed 003, Definition 4 and Fact 1 (sum of Pólya pairs).
+    Chowdhury & Zhou (2023), Definition 4 and Fact 1 (sum of Pólya pairs).
     """
 
     def __init__(self, beta, log_beta=None):
@@ -239,7 +239,7 @@ class Skellam(Law):
 
     References
     ----------
-    seed 003, Section 5, Definition of Sk(μ, σ²); DLMF 10.41.3.
+    Chowdhury & Zhou (2023), Section 5, Definition of Sk(μ, σ²); DLMF 10.41.3.
     """
 
     #: The Debye expansion's bound, where it replaces ``ive`` (far tails).
@@ -263,7 +263,7 @@ class Skellam(Law):
 
 
 class DiscreteGaussian(Law):
-    """N_ℤ(0, σ²): P(X = k) ∝ exp(−k²/(2σ²)) (seed 003, Definition 11)."""
+    """N_ℤ(0, σ²): P(X = k) ∝ exp(−k²/(2σ²)) (Chowdhury & Zhou (2023), Definition 11)."""
 
     def __init__(self, sigma2):
         if not sigma2 > 0:

@@ -77,7 +77,7 @@ class AuditReport:
     ----------
     algorithm : str
     guarantee : str
-        The claimed guarantee, in words (e.g. ``"ε-DP per batch (seed 003
+        The claimed guarantee, in words (e.g. ``"ε-DP per batch (Chowdhury & Zhou (2023)
         Theorem 1)"``).
     view : str
         What the audited output is and what the neighbouring inputs are.

@@ -1,7 +1,7 @@
 """The privacy every simulation result carries (``config["privacy"]``).
 
 :func:`result_privacy` completes the claimed guarantee an algorithm's plan
-states (seed 003 algorithms put it in ``plan.privacy``; the shuffle
+states (Chowdhury & Zhou (2023) algorithms put it in ``plan.privacy``; the shuffle
 algorithms in ``plan.notes["mechanism"]``; DP-SE states none) and adds
 ``audit``: the exact audit of the **largest batch** the plan can run (the
 batch whose parameters are most extreme — the largest n, g and m), when that

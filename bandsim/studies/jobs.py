@@ -89,19 +89,22 @@ def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None
     if backend not in BACKENDS:
         raise ConfigError("backend", backend, f"must be one of {', '.join(BACKENDS)}")
     labels = labels or [_label(j) for j in jobs]
-    bar = _progress(console)
-    with bar, caching():
-        if not jobs:
-            return
-        plan_task = bar.add_task(f"planning {len(jobs)} jobs", total=len(jobs))
-        prepared = []
-        for job in jobs:
-            prepared.append(prepare(**job))
-            bar.advance(plan_task)
-        if backend == "local":
-            yield from _run_local(prepared, paths, labels, bar)
-            return
-        yield from _run_dask(prepared, paths, scheduler, bar)
+    if not jobs:
+        return
+    with caching():
+        # the first job is validated before any bar is drawn, so bad input is one line
+        prepared = [prepare(**jobs[0])]
+        bar = _progress(console)
+        with bar:
+            plan_task = bar.add_task(f"planning {len(jobs)} jobs", total=len(jobs),
+                                     completed=1)
+            for job in jobs[1:]:
+                prepared.append(prepare(**job))
+                bar.advance(plan_task)
+            if backend == "local":
+                yield from _run_local(prepared, paths, labels, bar)
+                return
+            yield from _run_dask(prepared, paths, scheduler, bar)
 
 
 def _run_local(prepared, paths, labels, bar):

@@ -1,17 +1,19 @@
 """The resolved configuration of a simulation: typed, frozen, lossless to and from JSON.
 
-``Result.config`` is a :class:`RunConfig`. It reads like the plain dict it
-serializes to (``config["privacy"]``, ``config.get("sigma")``), so results
-written by earlier versions load unchanged; the fields every run has are
-typed attributes, and the notes an engine or an instance adds (the
-approximations they make, the instance's provenance) live in ``notes``.
+``Result.config`` is a :class:`RunConfig`: a read-only ``dict`` (so
+``json.dumps(res.config)`` and ``config["privacy"]`` work as they always
+did) whose fields every run has are typed attributes. The notes an engine
+or an instance adds (the approximations they make, the instance's
+provenance, the samplers) are the remaining keys, :attr:`RunConfig.notes`.
 """
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+
+#: The fields every run has, with their types.
+FIELDS = {"algorithm": str, "instance": str, "arms": int, "rewards": str, "horizon": int,
+          "runs": int, "seed": int, "shard_runs": int, "params": dict, "trust": str,
+          "reference": str, "stages": list, "privacy": dict}
 
 
-@dataclass(frozen=True)
-class RunConfig(Mapping):
+class RunConfig(dict):
     """Everything that determined a simulation (and nothing that did not).
 
     Attributes
@@ -23,7 +25,7 @@ class RunConfig(Mapping):
     arms : int
         K.
     rewards : str
-        Reward model: ``bernoulli``, ``gaussian`` or ``categorical``.
+        ``bernoulli``, ``gaussian`` or ``categorical``.
     horizon : int
         T.
     runs : int
@@ -44,51 +46,54 @@ class RunConfig(Mapping):
     privacy : dict
         The claimed guarantee and the exact audit of the largest batch.
     notes : dict
-        Everything else the engine, the mechanism or the instance records
-        (arm locations, categorical laws, σ, approximations and their bounds,
-        the instance file's provenance, sampler provenance, …).
+        Every other key: what the engine, the mechanism or the instance
+        records (arm locations, categorical laws, σ, approximations and their
+        bounds, the instance file's provenance, sampler provenance, …).
+
+    Raises
+    ------
+    TypeError
+        On any attempt to modify it (it is frozen), or a field of the wrong type.
+    KeyError
+        When a field is missing (:meth:`from_dict`).
     """
 
-    algorithm: str
-    instance: str
-    arms: int
-    rewards: str
-    horizon: int
-    runs: int
-    seed: int
-    shard_runs: int
-    params: dict
-    trust: str
-    reference: str
-    stages: list = field(default_factory=list)
-    privacy: dict = field(default_factory=dict)
-    notes: dict = field(default_factory=dict)
-
-    def to_dict(self):
-        """The plain, JSON-ready dict (notes flattened in), as written to Parquet."""
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "notes"}
-        d.update(self.notes)
-        return d
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        for name, typ in FIELDS.items():
+            if name not in self:
+                raise KeyError(f"RunConfig needs the field {name!r}")
+            if not isinstance(self[name], typ) or (typ is int and isinstance(self[name], bool)):
+                raise TypeError(f"RunConfig.{name} must be {typ.__name__}, "
+                                f"not {type(self[name]).__name__}")
 
     @classmethod
     def from_dict(cls, d):
-        """Inverse of :meth:`to_dict` (keys that are not fields go to ``notes``)."""
-        names = {f.name for f in fields(cls)} - {"notes"}
-        return cls(**{k: v for k, v in d.items() if k in names},
-                   notes={k: v for k, v in d.items() if k not in names})
+        """A RunConfig from a plain dict (e.g. ``json.loads`` of a stored one)."""
+        return cls(d)
 
-    def __getitem__(self, key):
-        if key in self.notes:
-            return self.notes[key]
-        if key == "notes" or key not in {f.name for f in fields(self)}:
-            raise KeyError(key)
-        return getattr(self, key)
+    def to_dict(self):
+        """A plain (mutable) dict copy, as written to Parquet."""
+        return dict(self)
 
-    def __iter__(self):
-        return iter(self.to_dict())
+    @property
+    def notes(self):
+        """The keys that are not fields (dict copy)."""
+        return {k: v for k, v in self.items() if k not in FIELDS}
 
-    def __len__(self):
-        return len(self.to_dict())
+    def __getattr__(self, name):
+        if name in FIELDS:
+            return self[name]
+        raise AttributeError(name)
+
+    def _frozen(self, *args, **kw):
+        raise TypeError("RunConfig is frozen: copy it with dict(config) to change it")
+
+    __setitem__ = __delitem__ = __setattr__ = __delattr__ = _frozen
+    clear = pop = popitem = setdefault = update = __ior__ = _frozen
+
+    def __reduce__(self):
+        return (type(self), (dict(self),))
 
 
-__all__ = ["RunConfig"]
+__all__ = ["FIELDS", "RunConfig"]

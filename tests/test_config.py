@@ -1,7 +1,7 @@
 """The run configuration: typed, frozen, lossless through JSON and Parquet, and its
 approximation notes come from the engine that makes them."""
-import dataclasses
 import json
+import pickle
 
 import pytest
 
@@ -18,10 +18,18 @@ def test_round_trip_is_lossless(tmp_path):
     assert again == cfg and dict(again) == dict(cfg)
     res.to_parquet(tmp_path / "r.parquet")
     assert bandsim.Result.from_parquet(tmp_path / "r.parquet").config == cfg
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        cfg.seed = 3
+    assert json.loads(json.dumps(cfg)) == dict(cfg)  # still a dict for json and users
+    assert pickle.loads(pickle.dumps(cfg)) == cfg  # travels to Dask workers
+    for change in (lambda: cfg.__setitem__("seed", 3), lambda: cfg.update(seed=3),
+                   lambda: setattr(cfg, "seed", 3), lambda: cfg.pop("seed")):
+        with pytest.raises(TypeError, match="frozen"):
+            change()
     with pytest.raises(KeyError):
         cfg["no-such-key"]
+    with pytest.raises(KeyError, match="horizon"):
+        RunConfig({k: v for k, v in cfg.items() if k != "horizon"})
+    with pytest.raises(TypeError, match="horizon"):
+        RunConfig({**cfg, "horizon": "5e7"})
 
 
 @pytest.mark.parametrize("algo,clt", [("ucb1", False), ("se", False), ("dp-se", True),

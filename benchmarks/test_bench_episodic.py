@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import bandsim
-from tests import reference
+from tests import reference_beyond as reference
 
 K = 5
 MEANS = [0.75, 0.625, 0.5, 0.375, 0.25]

@@ -420,7 +420,3 @@ def dp_nas(rng, values, probs, alpha, beta, epsilon, exponential=False, max_samp
         if abs(total / t) >= h * (1 + 1 / alpha) + (c + B + A) / t:
             break
     return t, total / t + rng.laplace(0.0, s3) / t
-
-
-# the beyond-the-seeds references (episodic index policies, Thompson sampling)
-from tests.reference_beyond import *  # noqa: E402,F401,F403

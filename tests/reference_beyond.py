@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from tests.reference import Tape, bernoulli  # noqa: F401
+from tests.reference import BinaryTree, Tape, bernoulli  # noqa: F401
 
 # Straight from the papers' pseudocode, one reward at a time, with the
 # readings recorded in docs/fidelity.md ("Beyond the seeds"). Nothing is

@@ -24,7 +24,7 @@ from bandsim.algorithms import episodic as EP
 from bandsim.kernels import episodic as E
 from bandsim.registry import get_algorithm
 from bandsim.kernels import indices as I
-from tests import reference as R
+from tests import reference_beyond as R
 from tests.conftest import ALPHA
 from tests.stats import chi2_two_sample
 

@@ -20,7 +20,7 @@ import pytest
 import bandsim
 from bandsim.instances import categorical_instance
 from bandsim.mechanisms import secagg
-from tests import reference
+from tests import reference, reference_beyond
 from tests.conftest import ALPHA
 from tests.stats import chi2_two_sample
 
@@ -74,7 +74,7 @@ CASES = {
                                                                  modified=True, reward=r),
                         MEANS),
     "adap-ucb": ("episodic", 3000, dict(epsilon=1.0),
-                 lambda rng, m, T, c, r: reference.adap(rng, m, T, 1.0, 3.1, c, reward=r)[:2],
+                 lambda rng, m, T, c, r: reference_beyond.adap(rng, m, T, 1.0, 3.1, c, reward=r)[:2],
                  MEANS),
     "dist-dp-se": ("elimination (SecAgg)", 3000, dict(epsilon=2.0),
                    lambda rng, m, T, c, r: reference.protocol_se(

@@ -7,6 +7,7 @@ holds ``bandsim.config`` (JSON of the resolved configuration, seed included),
 ``bandsim.checkpoints`` (JSON list) and ``bandsim.versions``.
 """
 import json
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,6 +15,21 @@ import numpy as np
 from .config import RunConfig
 
 Z95 = 1.959963984540054  # standard normal 97.5 % quantile
+
+
+def json_safe(obj):
+    """``obj`` with every NaN/±inf float replaced by None (strict JSON)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return json_safe(obj.item())
+    if isinstance(obj, np.ndarray):
+        return json_safe(obj.tolist())
+    return obj
 
 
 def mean_ci(x):

@@ -41,14 +41,26 @@ def _plain(x):
     raise TypeError(f"{type(x).__name__} is not JSON serializable")
 
 
+def _grid(args, default_n):
+    """The audited algorithms (and those skipped for want of δ) and batch sizes.
+
+    Raises
+    ------
+    ConfigError
+        An unknown algorithm, or ``--batch-size`` given with no value.
+    """
+    names, skipped = _algorithms(args.algorithm, True, args.delta)
+    if args.batch_size == []:
+        raise ConfigError("batch_size", "", f"give at least one value, e.g. --batch-size "
+                                            f"{default_n}")
+    return names, skipped, args.batch_size or [default_n]
+
+
 def _sampled(args, console):
     """``--sampled``: the sampled audit of the real kernels, one line per batch."""
     from ..privacy.sampled import DRAWS, sampled
 
-    names, skipped = _algorithms(args.algorithm, True, args.delta)
-    sizes = args.batch_size or [16]
-    if not sizes:
-        raise ConfigError("batch_size", "", "give at least one value, e.g. --batch-size 16")
+    names, skipped, sizes = _grid(args, 16)
     reports = []
     out = _out()
     for name, eps, n in itertools.product(names, args.epsilon, sizes):
@@ -174,10 +186,7 @@ def _audit(args, console):
 
     from ..privacy.pmf import PmfTooLarge
 
-    names, skipped = _algorithms(args.algorithm, True, args.delta)
-    sizes = args.batch_size or [1024]
-    if not sizes:
-        raise ConfigError("batch_size", "", "give at least one value, e.g. --batch-size 64")
+    names, skipped, sizes = _grid(args, 1024)
     reports = []
     for name, eps, n in itertools.product(names, args.epsilon, sizes):
         try:
@@ -227,8 +236,7 @@ def _compose(args, console):
 
     from ..privacy.accountant import compose
 
-    names, skipped = _algorithms(args.algorithm, True, args.delta)
-    sizes = args.batch_size or [1024]
+    names, skipped, sizes = _grid(args, 1024)
     rows = []
     for name, eps, n in itertools.product(names, args.epsilon, sizes):
         for c in compose(name, eps, n, args.returning, args.target_delta,

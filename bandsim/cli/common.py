@@ -105,6 +105,6 @@ SUMMARY_COLUMNS = ("algorithm", "instance", "arms", "epsilon", "runs", "horizon"
 
 def strict_json(x):
     """``x`` with every non-finite float (numpy scalars too) replaced by None (strict JSON)."""
-    from ..studies.store import json_safe
+    from ..results import json_safe
 
     return json_safe(x)

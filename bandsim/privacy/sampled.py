@@ -150,22 +150,14 @@ class SampledReport:
 
     def to_dict(self):
         """Plain data, strict JSON (a non-finite number is None)."""
-        return _finite(dict(
+        from ..results import json_safe
+
+        return json_safe(dict(
             algorithm=self.algorithm, mechanism=self.mechanism, params=self.params,
             claim=self.claim, code=self.code, verdict=self.verdict(),
             checks=[dict(c.__dict__, passed=c.passed) for c in self.checks],
             bounds=[dict(b.__dict__) for b in self.bounds], notes=self.notes,
             epsilon_lb=self.epsilon_lb, seconds=self.seconds))
-
-
-def _finite(x):
-    if isinstance(x, float):
-        return x if math.isfinite(x) else None
-    if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_finite(v) for v in x]
-    return x
 
 
 # --- statistics ----------------------------------------------------------------

@@ -30,13 +30,13 @@ prints that and the command that resumes.
 """
 import hashlib
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import ConfigError
+from ..results import json_safe
 
 #: Keys of a job that are run settings, not algorithm parameters.
 RUN_KEYS = {"instance", "arms", "horizon", "runs", "seed", "rewards", "sigma", "means",
@@ -458,21 +458,6 @@ def run_stored(jobs, slots, directory, *, overwrite=False, console=None, backend
     except KeyboardInterrupt:
         raise Interrupted(sum(e.done for e in entries), len(entries)) from None
     return entries, outcomes
-
-
-def json_safe(obj):
-    """``obj`` with every NaN/±inf float replaced by None (strict JSON)."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [json_safe(v) for v in obj]
-    if isinstance(obj, np.generic):
-        return json_safe(obj.item())
-    if isinstance(obj, np.ndarray):
-        return json_safe(obj.tolist())
-    return obj
 
 
 def dumps(obj, **kw):

@@ -124,8 +124,9 @@ class Algorithm:
         Paper, section and algorithm (cited, never a file path).
     params : tuple of bandsim.params.Param
     plan : callable (params: dict, arms: int, horizon: int) -> plan
-        The plan has ``run_shard(rng, gaps, rcode, rpar, horizon, checkpoints,
-        out_regret, out_pulls, out_elim)``, a ``stages`` list of dicts, and
+        The plan has ``run_shard(rng, shard)`` (``shard`` a
+        :class:`bandsim.kernels.shard.Shard` whose output rows it fills), a
+        ``stages`` list of dicts, and
         optionally ``shard_runs``, ``notes`` (dict, merged into the result's
         configuration: approximations the engine makes) and ``privacy``.
     engine : str

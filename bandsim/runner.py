@@ -313,6 +313,8 @@ def _given_instance(instance, instance_file, means, arms):
 
 
 def _execute(prep, progress):
+    from .kernels.shard import make_shard
+
     config, plan, cps, threads = prep.config, prep.plan, prep.checkpoints, prep.threads
     runs, horizon, K = config["runs"], config["horizon"], config["arms"]
     true_means, gaps, rcode, rpar = prep.inst.per_run(runs)
@@ -326,8 +328,9 @@ def _execute(prep, progress):
 
     def work(i):
         lo, hi = i * shard, min(runs, (i + 1) * shard)
-        plan.run_shard(rngs[i], gaps[lo:hi], rcode, rpar[lo:hi], horizon, cps,
-                       out_regret[lo:hi], out_pulls[lo:hi], out_elim[lo:hi])
+        plan.run_shard(rngs[i], make_shard(gaps[lo:hi], rcode, rpar[lo:hi], horizon, cps,
+                                           out_regret[lo:hi], out_pulls[lo:hi],
+                                           out_elim[lo:hi]))
         return hi - lo
 
     done = 0

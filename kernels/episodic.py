@@ -51,7 +51,6 @@ from numba import types
 
 from ._jit import jit
 from .regret import BLOCKS, advance, start_run
-from .shard import make_shard
 from .rewards import batch_sum
 
 GEOMETRIC = 0
@@ -227,8 +226,7 @@ def as_index(fn):
     return w
 
 
-def run_shard(rng, gaps, rcode, rpar, horizon, index, c, ratio, rule, estimator,
-              noise_scale, tie_random, checkpoints, out_regret, out_pulls, out_elim):
+def run_shard(rng, shard, index, c, ratio, rule, estimator, noise_scale, tie_random):
     """Simulate a shard of runs of an episodic index policy.
 
     Parameters
@@ -236,14 +234,10 @@ def run_shard(rng, gaps, rcode, rpar, horizon, index, c, ratio, rule, estimator,
     rng : numpy.random.Generator
         The shard's generator; runs use it one after the other. Per episode:
         the tie-breaking uniform (only on ties), the batch sum, the Laplace.
-    gaps : float64 (R, K)
-        Suboptimality gaps Δ_a of each run's instance.
-    rcode : int
-        Reward model code (:mod:`kernels.rewards`).
-    rpar : float64 (R, K, P)
-        Reward parameters of each run's arms.
-    horizon : int64
-        T.
+    shard : kernels.shard.Shard
+        The runs: gaps, reward model, horizon, checkpoints and the output rows
+        (pseudo-regret at the checkpoints, N_a(T), and −1: no arm is ever
+        eliminated).
     index : numba dispatcher or first-class function
         ``index(stat, n, t, c) -> float64`` (:mod:`kernels.indices`); the arm
         with the largest value is pulled.
@@ -261,11 +255,6 @@ def run_shard(rng, gaps, rcode, rpar, horizon, index, c, ratio, rule, estimator,
         ε-DP with sensitivity 1); 0 = no noise.
     tie_random : bool
         Break index ties uniformly at random (else lowest arm).
-    checkpoints : int64 (C,)
-        Increasing times in [1, T].
-    out_regret : float64 (R, C); out_pulls : int64 (R, K); out_elim : int64 (R, K)
-        Outputs: pseudo-regret at the checkpoints, N_a(T), and −1 (no arm is
-        ever eliminated).
 
     References
     ----------
@@ -274,6 +263,5 @@ def run_shard(rng, gaps, rcode, rpar, horizon, index, c, ratio, rule, estimator,
     if not ratio > 1.0:
         raise ValueError("episode ratio must be > 1")
     cw = np.array(c, dtype=np.float64)  # c[0] is the engine's scratch slot
-    shard = make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret, out_pulls, out_elim)
     _run_shard(rng, shard, as_index(index), cw, float(ratio), int(rule), int(estimator),
                float(noise_scale), bool(tie_random))

@@ -42,8 +42,10 @@ def _arrays(means, runs, cps):
 def _engine(plan, means, horizon, runs, cps, seed=7):
     """Call ``plan.run_shard`` as the runner does, on one shard."""
     gaps, rcode, rpar, cps, out, pulls, elim = _arrays(means, runs, cps)
-    plan.run_shard(np.random.default_rng(seed), gaps, rcode, rpar, horizon, cps, out, pulls,
-                   elim)
+    from bandsim.kernels.shard import make_shard
+
+    plan.run_shard(np.random.default_rng(seed),
+                   make_shard(gaps, rcode, rpar, horizon, cps, out, pulls, elim))
     return out, pulls, elim
 
 

@@ -18,7 +18,8 @@ from ..errors import ConfigError
 class Plan:
     """Tables for the elimination engine (:func:`kernels.elimination.run_shard`).
 
-    Any object with a ``run_shard`` method of the same signature and a
+    Any object with a ``run_shard(rng, shard)`` method (``shard`` a
+    :class:`bandsim.kernels.shard.Shard`, whose output rows it fills) and a
     ``stages`` list can serve as a plan (per-step engines define their own).
 
     Attributes
@@ -60,17 +61,14 @@ class Plan:
     privacy: dict = None
     mechanism: str = "none"
 
-    def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
-                  out_regret, out_pulls, out_elim):
-        """Simulate one shard of runs into the output rows (see the engine)."""
+    def run_shard(self, rng, shard):
+        """Simulate one shard of runs (:class:`bandsim.kernels.shard.Shard`) in place."""
         from ..engines import elimination_engine
-        from ..kernels.shard import EliminationTables, make_shard
+        from ..kernels.shard import EliminationTables
 
         tables = EliminationTables(self.batch, self.width, np.int64(self.mech), self.fpar,
                                    self.ipar, np.int64(self.order), bool(self.cumulative))
-        elimination_engine(self.mechanism)(
-            rng, make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret, out_pulls,
-                            out_elim), tables)
+        elimination_engine(self.mechanism)(rng, shard, tables)
 
 
 #: Largest k·n (pulls of a stage) the engines' int64 arithmetic handles with room for

@@ -21,8 +21,8 @@ Every reward sum above has sensitivity 1 (rewards in [0, 1]); every reward
 enters one released sum (or, for DP-TS, one epoch sum and the nodes of one
 binary mechanism), so each algorithm is ε-DP in the central model.
 
-Every plan has ``run_shard(rng, gaps, rcode, rpar, horizon, checkpoints,
-out_regret, out_pulls, out_elim)``, a ``stages`` list (reports), ``shard_runs``
+Every plan has ``run_shard(rng, shard)`` (a :class:`bandsim.kernels.shard.Shard`), a
+``stages`` list (reports), ``shard_runs``
 and ``privacy`` (the claim, copied into the result's configuration).
 :data:`ALGORITHMS` declares them through the public plug-in API
 (:class:`bandsim.Algorithm`); :data:`PLANS` maps each name to its
@@ -115,14 +115,12 @@ class EpisodicPlan:
     privacy: dict = None
     notes: dict = field(default_factory=dict)
 
-    def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
-                  out_regret, out_pulls, out_elim):
-        """Simulate one shard of runs into the output rows."""
+    def run_shard(self, rng, shard):
+        """Simulate one shard of runs in place."""
         from ..kernels.episodic import run_shard
 
-        run_shard(rng, gaps, rcode, rpar, horizon, self.index, self.c, self.ratio, self.rule,
-                  self.estimator, self.noise_scale, self.tie_random, checkpoints,
-                  out_regret, out_pulls, out_elim)
+        run_shard(rng, shard, self.index, self.c, self.ratio, self.rule, self.estimator,
+                  self.noise_scale, self.tie_random)
 
 
 def adap_constants(epsilon, alpha):
@@ -286,15 +284,11 @@ class LazyDpTsPlan:
     stages: list = field(default_factory=list)
     privacy: dict = None
 
-    def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
-                  out_regret, out_pulls, out_elim):
-        """Simulate one shard of runs into the output rows."""
-        from ..kernels.shard import make_shard
+    def run_shard(self, rng, shard):
+        """Simulate one shard of runs in place."""
         from ..kernels.thompson import run_lazy_dp_ts_shard
 
-        run_lazy_dp_ts_shard(rng, make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret,
-                                             out_pulls, out_elim),
-                             self.c_shift, self.noise_scale, self.log_factor)
+        run_lazy_dp_ts_shard(rng, shard, self.c_shift, self.noise_scale, self.log_factor)
 
 
 @dataclass
@@ -309,15 +303,12 @@ class DpTsPlan:
     stages: list = field(default_factory=list)
     privacy: dict = None
 
-    def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
-                  out_regret, out_pulls, out_elim):
-        """Simulate one shard of runs into the output rows."""
-        from ..kernels.shard import make_shard
+    def run_shard(self, rng, shard):
+        """Simulate one shard of runs in place."""
         from ..kernels.thompson import run_dp_ts_shard
 
-        run_dp_ts_shard(rng, make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret,
-                                        out_pulls, out_elim),
-                        self.c_shift, self.chunk_scale, self.node_scale, self.log_factor)
+        run_dp_ts_shard(rng, shard, self.c_shift, self.chunk_scale, self.node_scale,
+                        self.log_factor)
 
 
 def plan_lazy_dp_ts(params, arms, horizon):

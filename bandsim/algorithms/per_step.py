@@ -94,14 +94,11 @@ class UcbPlan:
     #: rewards are drawn one at a time (exact): no CLT batch sums
     clt_batch_sums = False
 
-    def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
-                  out_regret, out_pulls, out_elim):
-        """Simulate one shard of runs into the output rows."""
+    def run_shard(self, rng, shard):
+        """Simulate one shard of runs in place."""
         from ..kernels.sequential import run_ucb_shard
-        from ..kernels.shard import make_shard
 
-        run_ucb_shard(rng, make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret,
-                                      out_pulls, out_elim), self.gamma, self.scale)
+        run_ucb_shard(rng, shard, self.gamma, self.scale)
 
 
 @dataclass
@@ -114,14 +111,11 @@ class SePlan:
     #: rewards are drawn one at a time (exact): no CLT batch sums
     clt_batch_sums = False
 
-    def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
-                  out_regret, out_pulls, out_elim):
-        """Simulate one shard of runs into the output rows."""
+    def run_shard(self, rng, shard):
+        """Simulate one shard of runs in place."""
         from ..kernels.sequential import run_se_shard
-        from ..kernels.shard import make_shard
 
-        run_se_shard(rng, make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret,
-                                     out_pulls, out_elim), self.log_horizon)
+        run_se_shard(rng, shard, self.log_horizon)
 
 
 def plan_ucb1(params, arms, horizon):

@@ -83,15 +83,12 @@ class Se2Plan:
     stages: list = field(default_factory=list)
     shard_runs: int = 64
 
-    def run_shard(self, rng, gaps, rcode, rpar, horizon, checkpoints,
-                  out_regret, out_pulls, out_elim):
-        """Simulate one shard of runs into the output rows."""
-        from ..kernels.shard import make_shard
+    def run_shard(self, rng, shard):
+        """Simulate one shard of runs in place."""
         from ..kernels.svt import run_shard
 
-        run_shard(rng, make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret,
-                                  out_pulls, out_elim),
-                  self.query_threshold, self.elim_width, self.svt_scale, self.hist_scale)
+        run_shard(rng, shard, self.query_threshold, self.elim_width, self.svt_scale,
+                  self.hist_scale)
 
 
 def _plan_dp_se2(params, arms, horizon, modified):

@@ -20,6 +20,9 @@ ALGOS = [
     ("dist-dp-se", {"epsilon": 0.5}), ("dist-rdp-se", {"epsilon": 0.5}),
     ("dist-cdp-se", {"epsilon": 0.5}), ("cdp-se", {"epsilon": 0.5}),
     ("ldp-se", {"epsilon": 0.5}), ("dist-dp-se-shuffle", {"epsilon": 0.5}),
+    ("adap-ucb", {"epsilon": 0.5}), ("adap-klucb", {"epsilon": 0.5}),
+    ("dp-klucb", {"epsilon": 0.5}), ("dp-imed", {"epsilon": 0.5}),
+    ("lazy-dp-ts", {"epsilon": 0.5}), ("dp-ts", {"epsilon": 0.5}),
 ]
 
 
@@ -43,12 +46,18 @@ def digest(res):
 def grid(horizons=(20_000, 2_000_000), runs=8, seed=7):
     """Yield (key, hash) for every configuration of the grid."""
     import bandsim
+    from bandsim.errors import ConfigError
 
     for name, params in ALGOS:
         for label, inst in instances():
             for horizon in horizons:
-                res = bandsim.simulate(name, horizon=horizon, runs=runs, seed=seed, threads=1,
-                                       **inst, **params)
+                try:
+                    res = bandsim.simulate(name, horizon=horizon, runs=runs, seed=seed,
+                                           threads=1, **inst, **params)
+                except ConfigError as err:  # a reward model the algorithm does not support
+                    if err.field != "rewards":
+                        raise
+                    continue
                 yield f"{name}/{label}/T={horizon}", digest(res)
 
 

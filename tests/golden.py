@@ -1,13 +1,16 @@
 """Fixed-seed output hashes of a grid covering every algorithm and reward model.
 
-``python -m tests.golden`` prints one line per configuration: its key and the
-SHA-256 of the pseudo-regret and pull counts. Used to show that a refactor
+``python -m tests.golden`` prints, as JSON, each configuration's key and the
+SHA-256 of its pseudo-regret and pull counts (``--update`` also stores them in
+``tests/data/golden_outputs.json`` for the installed numba version);
+``tests/test_golden.py`` checks the short-horizon half on every test run. Used to show that a refactor
 keeps every simulation bit-identical, and (through ``tests/data/golden.json``)
 to flag a change of the random streams, e.g. a new Numba binomial sampler.
 """
 import hashlib
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -61,7 +64,25 @@ def grid(horizons=(20_000, 2_000_000), runs=8, seed=7):
                 yield f"{name}/{label}/T={horizon}", digest(res)
 
 
+STORED = Path(__file__).parent / "data" / "golden_outputs.json"
+
+
+def numba_version():
+    import numba
+
+    return ".".join(numba.__version__.split(".")[:2])
+
+
+def stored():
+    """key → hash recorded for the installed numba version (empty if none)."""
+    return json.loads(STORED.read_text())["outputs"].get(numba_version(), {})
+
+
 if __name__ == "__main__":
     out = dict(grid())
+    if "--update" in sys.argv[1:]:
+        data = json.loads(STORED.read_text())
+        data["outputs"][numba_version()] = out
+        STORED.write_text(json.dumps(data, indent=1) + "\n")
     json.dump(out, sys.stdout, indent=1)
     print()

@@ -9,11 +9,20 @@ Plug-ins declare an :class:`Algorithm` or a :class:`Mechanism` and
 :func:`register` it (docs/plugins.md).
 """
 from ._version import __version__
+from . import registry as _registry
 from .errors import ConfigError
 from .params import Derived, Param
 from .registry import Algorithm, Mechanism, register
 from .results import Result
 from .runner import simulate
+
+# Built-ins register first and completely (mechanisms, then algorithms);
+# installed plug-ins load after them, on the first look-up (bandsim.registry).
+_registry.begin_builtins()
+from . import mechanisms as _mechanisms  # noqa: E402,F401
+from . import algorithms as _algorithms  # noqa: E402,F401
+
+_registry.seal_builtins()
 
 __all__ = ["Algorithm", "ConfigError", "Derived", "Mechanism", "Param", "Result", "register",
            "simulate", "__version__"]

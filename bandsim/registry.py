@@ -12,17 +12,31 @@ from an installed package through the entry-point group ``bandsim.plugins``
 (each entry point names a module, or a callable that is called once with no
 arguments, which registers its declarations). See docs/plugins.md.
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
+from . import validation
 from .errors import ConfigError
+from .guarantees import Guarantee
 from .params import resolve
 
 #: Reward models an instance can have (kernels.codes.REWARD_MODELS).
 REWARD_MODELS = ("bernoulli", "gaussian", "categorical")
 
+#: Kernel keys a plug-in mechanism of each family gives (``Mechanism.kernels``):
+#: what the engines consume. Any other key is refused at registration.
+KERNEL_KEYS = {
+    "secagg": ("total_noise", "user_noise"),
+    "sum": ("sum_noise",),
+}
 
-@dataclass(frozen=True)
+#: Cost models of an algorithm's simulation (``Algorithm.cost``): ``horizon``
+#: — O(T) work per run (a decision every pull); ``episodes`` — O(batches or
+#: episodes) per run (the engine draws a batch's rewards at once).
+COSTS = ("horizon", "episodes")
+
+
+@dataclass(frozen=True, kw_only=True)
 class Mechanism:
     """What the analyzer learns from one batch: a mechanism's declaration.
 
@@ -36,10 +50,12 @@ class Mechanism:
         Paper, section and theorem.
     trust : str
         Trust model and guarantee, e.g. ``distributed ε-DP (SecAgg)``.
-    kind : str
-        Privacy kind, what the audit and the accountant do with it:
-        ``pure`` (ε-DP of a discrete view), ``laplace`` (ε-DP of a continuous
-        Laplace view), ``rdp``, ``zcdp``, ``approx`` ((ε, δ)-DP) or ``none``.
+    kind : Guarantee or str
+        The guarantee, which says what the audit and the accountant do with
+        it (:class:`bandsim.guarantees.Guarantee`): ``pure`` (ε-DP of a
+        discrete view), ``laplace`` (ε-DP of a continuous Laplace view),
+        ``rdp``, ``zcdp``, ``approx`` ((ε, δ)-DP) or ``none``. Also available
+        as ``guarantee``.
     code : int
         Kernel code (:mod:`bandsim.kernels.codes`); ``codes.PLUGIN`` for a
         mechanism whose samplers are its own kernels (``kernels``).
@@ -72,7 +88,8 @@ class Mechanism:
     kernels : dict, optional
         Plug-in kernels by the name of the kernel function they replace in
         the engines (e.g. ``{"total_noise": f, "user_noise": g}`` with
-        signature ``(rng, mech, n, fpar) -> int64``).
+        signature ``(rng, mech, n, fpar) -> int64``). Exactly the keys of
+        :data:`KERNEL_KEYS` for its family; required with ``codes.PLUGIN``.
     family : str
         ``secagg`` (protocol P = (R, S, A) of Chowdhury & Zhou), ``sum``
         (noise on the exact batch sum), ``shuffle`` or ``none``.
@@ -88,7 +105,7 @@ class Mechanism:
     summary: str
     source: str
     trust: str
-    kind: str
+    kind: Guarantee
     code: int
     batch: Callable
     takes: tuple = ("epsilon",)
@@ -103,12 +120,24 @@ class Mechanism:
     view: str = "ŷ"
     user_law: Callable = None
 
+    def __post_init__(self):
+        try:
+            object.__setattr__(self, "kind", Guarantee(self.kind))
+        except ValueError:
+            raise ConfigError(f"mechanism {self.name!r} kind", self.kind,
+                              f"must be one of {', '.join(g.value for g in Guarantee)}") from None
+
+    @property
+    def guarantee(self):
+        """The :class:`~bandsim.guarantees.Guarantee` (same as ``kind``)."""
+        return self.kind
+
     def derive(self, n, params):
         """The batch object for ``n`` users from an algorithm's resolved parameters."""
         return self.batch(n, **{k: params[k] for k in self.takes if k in params})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Algorithm:
     """A bandit algorithm's declaration.
 
@@ -141,6 +170,10 @@ class Algorithm:
         Its specification is only partly pinned (shown in ``bandsim list``).
     family : str
         Non-private counterpart's name for privacy-cost columns (optional).
+    cost : str
+        Cost model of a simulation (:data:`COSTS`): ``horizon`` (O(T) work
+        per run: a decision every pull) or ``episodes`` (O(batches) per run);
+        the suite's time budget uses it.
     """
 
     name: str
@@ -155,6 +188,11 @@ class Algorithm:
     binary_rewards: bool = False
     provisional: bool = False
     family: str = None
+    cost: str = "episodes"
+
+    #: Numba hooks of an engine family: field → (argument types, return type,
+    #: text); compiled against it when a plug-in registers (:mod:`bandsim.validation`).
+    hooks = {}
 
     def resolve(self, given, horizon):
         """Validated parameter values (see :func:`bandsim.params.resolve`)."""
@@ -175,19 +213,70 @@ class Algorithm:
         return self.mechanism is not None and get_mechanism(self.mechanism).kind != "none"
 
 
+#: Where a declaration comes from: ``bandsim`` (built-in), a distribution, or run time.
+BUILTIN = "bandsim (built-in)"
+
 _ALGORITHMS = {}
 _MECHANISMS = {}
-_state = {"builtins": False, "plugins": False}
+#: (table, name) → provenance dict of the declaration (see :func:`origin`).
+_ORIGINS = {}
+#: Called after a mechanism is replaced or removed (compiled engines rebound to it).
+_ON_CHANGE = []
+#: builtins: 0 not yet, 1 registering, 2 sealed; plugins: entry points loaded.
+_state = {"builtins": 0, "plugins": False}
+#: The plug-in whose entry point is loading: its declarations are staged here and
+#: committed together when it returns (all or none).
+_staging = []
+
+
+class _Stage:
+    def __init__(self, source):
+        self.source = source  # provenance dict: distribution, version, entry_point, module
+        self.mechanisms = {}
+        self.algorithms = {}
+
+
+def _tables():
+    """(mechanisms, algorithms) visible now: committed plus the loading plug-in's."""
+    if _staging:
+        st = _staging[-1]
+        return {**_MECHANISMS, **st.mechanisms}, {**_ALGORITHMS, **st.algorithms}
+    return _MECHANISMS, _ALGORITHMS
+
+
+def _owner(table, name):
+    o = _ORIGINS.get((table, name))
+    if o is None:
+        return "an unknown source"
+    if o["distribution"] == BUILTIN:
+        return BUILTIN
+    return f"{o['distribution']} {o.get('version') or ''}".strip()
+
+
+def on_change(callback):
+    """Call ``callback()`` whenever a mechanism is replaced or removed (engine caches)."""
+    _ON_CHANGE.append(callback)
+
+
+def _changed():
+    for cb in _ON_CHANGE:
+        cb()
 
 
 def register(*declarations, replace=False):
     """Register algorithms and mechanisms (built-in or plug-in).
 
+    All the declarations of one call are validated first and then registered
+    together (none if one is refused). Inside a plug-in's entry point they are
+    staged and committed when the entry point returns, so a plug-in package
+    is registered whole or not at all.
+
     Parameters
     ----------
     *declarations : Algorithm or Mechanism
     replace : bool
-        Allow replacing a declaration of the same name (default: an error).
+        Allow replacing a plug-in declaration of the same name (default: an
+        error). Built-ins are never replaced.
 
     Returns
     -------
@@ -196,88 +285,214 @@ def register(*declarations, replace=False):
     Raises
     ------
     ConfigError
-        A name is taken, an algorithm names an unknown mechanism or reward
-        model, or an object is neither an Algorithm nor a Mechanism.
+        A name is taken (naming who holds it), a field is invalid (one line
+        naming the declaration and the field: :mod:`bandsim.validation`), an
+        algorithm names an unknown mechanism or reward model, or an object is
+        neither an Algorithm nor a Mechanism.
     """
-    last = None
+    mechs, algos = _tables()
+    mechs, algos = dict(mechs), dict(algos)
+    builtin = _state["builtins"] == 1
+    new = []
     for d in declarations:
         if isinstance(d, Mechanism):
-            table = _MECHANISMS
+            table, kind = mechs, "mechanism"
         elif isinstance(d, Algorithm):
-            table = _ALGORITHMS
-            if d.mechanism is not None and d.mechanism not in _MECHANISMS:
-                raise ConfigError("mechanism", d.mechanism,
-                                  f"algorithm {d.name} needs a registered mechanism "
-                                  f"(known: {', '.join(_MECHANISMS)})")
-            bad = [r for r in d.rewards if r not in REWARD_MODELS]
-            if bad:
-                raise ConfigError("rewards", bad[0], f"must be among {', '.join(REWARD_MODELS)}")
+            table, kind = algos, "algorithm"
         else:
             raise ConfigError("declaration", type(d).__name__,
                               "must be a bandsim.Algorithm or bandsim.Mechanism")
-        if d.name in table and not replace and table[d.name] is not d:
-            raise ConfigError("name", d.name, "is registered already (pass replace=True)")
-        if d.name in table and table[d.name] is not d and isinstance(d, Mechanism):
-            from .engines import clear
-
-            clear()  # engines rebound to the replaced mechanism's kernels
+        validation.check(d, mechs, kernel_keys=KERNEL_KEYS, reward_models=REWARD_MODELS,
+                         costs=COSTS, compile_hooks=not builtin)
+        old = table.get(d.name)
+        if old is not None and old is not d:
+            owner = _owner(kind, d.name)
+            staged_here = _staging and d.name in getattr(_staging[-1], kind + "s")
+            if owner == BUILTIN and not builtin:
+                raise ConfigError("name", d.name, f"is the built-in {kind} {d.name!r} of "
+                                                  "bandsim, which cannot be replaced; choose "
+                                                  "another name")
+            if not replace and not staged_here:
+                raise ConfigError("name", d.name, f"is registered already by {owner} "
+                                                  "(pass replace=True to replace it)")
         table[d.name] = d
-        last = d
-    return last
+        new.append((kind, d))
+    if _staging:
+        st = _staging[-1]
+        for kind, d in new:
+            getattr(st, kind + "s")[d.name] = d
+    else:
+        source = _runtime_source(declarations) if not builtin else dict(distribution=BUILTIN)
+        _commit(new, source)
+    return new[-1][1] if new else None
+
+
+def _commit(new, source):
+    replaced = False
+    for kind, d in new:
+        table = _MECHANISMS if kind == "mechanism" else _ALGORITHMS
+        replaced |= kind == "mechanism" and table.get(d.name) not in (None, d)
+        table[d.name] = d
+        _ORIGINS[(kind, d.name)] = dict(source)
+    if replaced:
+        _changed()
+
+
+def _runtime_source(declarations):
+    """Provenance of declarations registered at run time: the modules that define them."""
+    from . import provenance
+
+    return provenance.of_declarations(declarations)
 
 
 def unregister(*names):
     """Remove plug-in declarations by name (algorithms and mechanisms alike).
 
     Compiled engines rebound to a removed mechanism's kernels are dropped too.
-    Unknown names are ignored.
+    Unknown names and built-ins are ignored.
     """
     for name in names:
-        _ALGORITHMS.pop(name, None)
-        _MECHANISMS.pop(name, None)
-    from .engines import clear
+        for kind, table in (("algorithm", _ALGORITHMS), ("mechanism", _MECHANISMS)):
+            if name in table and _owner(kind, name) != BUILTIN:
+                table.pop(name)
+                _ORIGINS.pop((kind, name), None)
+    _changed()
 
-    clear()
+
+def seal_builtins():
+    """Mark the built-in declarations complete (called once by ``bandsim/__init__``).
+
+    Plug-ins load only after this, on the first look-up.
+    """
+    _state["builtins"] = 2
+
+
+def begin_builtins():
+    """Declarations registered from now until :func:`seal_builtins` are built-ins."""
+    if _state["builtins"] == 0:
+        _state["builtins"] = 1
 
 
 def _load():
-    if not _state["builtins"]:
-        _state["builtins"] = True
-        from . import mechanisms  # noqa: F401  (they register themselves,
-        from . import algorithms  # noqa: F401   mechanisms first)
-    if not _state["plugins"]:
+    if _state["builtins"] == 2 and not _state["plugins"] and not _staging:
         _state["plugins"] = True
         load_plugins()
 
 
 def load_plugins():
-    """Import every installed plug-in (entry-point group ``bandsim.plugins``).
+    """Load every installed plug-in (entry-point group ``bandsim.plugins``), after the built-ins.
 
-    A plug-in that fails to load is reported as a warning and skipped.
+    Each entry point names a module (imported once; it calls :func:`register`)
+    or a callable (called once with no arguments). Its declarations are
+    staged and registered together when it returns. A plug-in that raises
+    (``SystemExit`` included), declares something invalid, or takes a name
+    that is already registered (by bandsim or by another distribution) is
+    skipped whole, with one warning naming its entry point and distribution
+    (and the other distribution, for a name clash). What it prints goes to
+    stderr, so ``--json`` output stays clean.
     """
-    import importlib
+    import contextlib
+    import sys
     import warnings
     from importlib.metadata import entry_points
 
-    for ep in entry_points(group="bandsim.plugins"):
+    from . import provenance
+
+    for ep in sorted(entry_points(group="bandsim.plugins"),
+                     key=lambda e: (provenance.dist_name(e), e.name)):
+        source = provenance.of_entry_point(ep)
+        label = (f"bandsim plug-in {ep.name!r} ({ep.value}) of distribution "
+                 f"{source['distribution']} {source['version']}")
         try:
+            stage = load_entry_point(ep, source)
+            _commit_stage(stage)
+        except (Exception, SystemExit) as e:  # a broken plug-in must not break bandsim
+            what = (f"exited (SystemExit {e.code!r})" if isinstance(e, SystemExit)
+                    else f"{type(e).__name__}: {e}")
+            warnings.warn(f"{label} skipped: {what}", stacklevel=2)
+        finally:
+            sys.stdout.flush()
+
+
+def load_entry_point(ep, source=None):
+    """Load one entry point with its declarations staged; the staged declarations.
+
+    Raises whatever the plug-in raises; nothing is registered here (see
+    :func:`load_plugins`). stdout is redirected to stderr while it runs.
+    """
+    import contextlib
+    import importlib
+    import sys
+
+    from . import provenance
+
+    stage = _Stage(source or provenance.of_entry_point(ep))
+    _staging.append(stage)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
             obj = ep.load()
             if callable(obj) and not isinstance(obj, type(importlib)):
                 obj()
-        except Exception as e:  # a broken plug-in must not break bandsim
-            warnings.warn(f"bandsim plug-in {ep.name!r} ({ep.value}) failed to load: {e}")
+    finally:
+        _staging.pop()
+    return stage
+
+
+def _commit_stage(stage):
+    """Register a loaded plug-in's declarations, or none if a name is taken (ConfigError)."""
+    for kind, table in (("mechanism", _MECHANISMS), ("algorithm", _ALGORITHMS)):
+        for name in getattr(stage, kind + "s"):
+            if name in table:
+                raise ConfigError(
+                    "name", name, f"its {kind} {name!r} is registered already by "
+                                  f"{_owner(kind, name)}; the newcomer is skipped")
+    _commit([("mechanism", d) for d in stage.mechanisms.values()]
+            + [("algorithm", d) for d in stage.algorithms.values()], stage.source)
+
+
+def origin(name, kind="algorithm"):
+    """Provenance of a registered declaration (dict).
+
+    Keys: ``distribution`` (``bandsim (built-in)`` for built-ins), ``version``,
+    ``entry_point`` (plug-ins loaded from one), ``modules`` and ``sha256`` (the
+    SHA-256 of the sources of the plug-in's modules).
+    """
+    _load()
+    return dict(_ORIGINS.get((kind, name), dict(distribution="unknown")))
+
+
+def is_builtin(name, kind="algorithm"):
+    """True for bandsim's own declarations."""
+    return _ORIGINS.get((kind, name), {}).get("distribution") == BUILTIN
+
+
+def plugin_provenance(algo):
+    """Provenance of the plug-in code behind an algorithm (list of dicts; [] for built-ins).
+
+    The algorithm's own origin, and its mechanism's when that is a plug-in's:
+    recorded in every result's configuration (``config["plugins"]``), so the
+    store key changes when the plug-in's code does.
+    """
+    out = []
+    for kind, name in (("algorithm", algo.name), ("mechanism", algo.mechanism)):
+        if name is None or is_builtin(name, kind):
+            continue
+        o = origin(name, kind)
+        if o not in out:
+            out.append(dict(o, declares=f"{kind} {name}"))
+    return out
 
 
 def algorithms():
     """name → Algorithm, built-ins first, then plug-ins (registration order)."""
     _load()
-    return dict(_ALGORITHMS)
+    return dict(_tables()[1])
 
 
 def mechanisms():
     """name → Mechanism."""
     _load()
-    return dict(_MECHANISMS)
+    return dict(_tables()[0])
 
 
 def get_algorithm(name):
@@ -290,16 +505,17 @@ def get_algorithm(name):
         included: results name their algorithm, and the name must lead back to it).
     """
     _load()
+    algos = _tables()[1]
     if isinstance(name, Algorithm):  # a declaration: only the registered one of its name
-        if _ALGORITHMS.get(name.name) is not name:
+        if algos.get(name.name) is not name:
             raise ConfigError("algorithm", name.name,
                               "this Algorithm object is not the registered declaration of its "
                               "name: register it first (bandsim.register(algo)) and pass its "
                               "name")
         return name
-    if not isinstance(name, str) or name not in _ALGORITHMS:
-        raise ConfigError("algorithm", name, f"must be one of {', '.join(_ALGORITHMS)}")
-    return _ALGORITHMS[name]
+    if not isinstance(name, str) or name not in algos:
+        raise ConfigError("algorithm", name, f"must be one of {', '.join(algos)}")
+    return algos[name]
 
 
 def get_mechanism(name):
@@ -307,9 +523,15 @@ def get_mechanism(name):
     if isinstance(name, Mechanism):
         return name
     _load()
-    if name not in _MECHANISMS:
-        raise ConfigError("mechanism", name, f"must be one of {', '.join(_MECHANISMS)}")
-    return _MECHANISMS[name]
+    mechs = _tables()[0]
+    if name not in mechs:
+        raise ConfigError("mechanism", name, f"must be one of {', '.join(mechs)}")
+    return mechs[name]
+
+
+def loading_plugin():
+    """True while a plug-in's entry point runs (simulations then use one thread)."""
+    return bool(_staging)
 
 
 def auditable():
@@ -319,7 +541,11 @@ def auditable():
 
 
 def all_params():
-    """Every parameter declared by a registered algorithm: name → Param (first declaration)."""
+    """Every parameter declared by a registered algorithm: name → Param (first declaration).
+
+    Built-ins come first, so a plug-in's parameter of the same name never
+    changes a built-in flag's help or range.
+    """
     out = {}
     for a in algorithms().values():
         for p in a.params:
@@ -327,6 +553,7 @@ def all_params():
     return out
 
 
-__all__ = ["Algorithm", "Mechanism", "REWARD_MODELS", "algorithms", "all_params", "auditable",
-           "get_algorithm", "get_mechanism", "load_plugins", "mechanisms", "register",
+__all__ = ["Algorithm", "BUILTIN", "KERNEL_KEYS", "Mechanism", "REWARD_MODELS", "algorithms",
+           "all_params", "auditable", "get_algorithm", "get_mechanism", "is_builtin",
+           "load_plugins", "mechanisms", "origin", "plugin_provenance", "register",
            "unregister"]

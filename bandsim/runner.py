@@ -188,6 +188,11 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     horizon = check_int("horizon", horizon, 2, MAX_HORIZON)
     seed = secrets.randbits(63) if seed is None else check_int("seed", seed, 0)
     threads = os.cpu_count() if threads is None else check_int("threads", threads, 1, 1024)
+    if registry.loading_plugin():
+        # A plug-in simulating while it loads holds its module's import lock: a worker
+        # thread importing that module (or any module being imported) would wait for it
+        # while the loader waits for the worker. One thread; results do not depend on it.
+        threads = 1
     resolved = algo.resolve({k: v for k, v in params.items() if v is not None}, horizon)
     means = _check_means(means, instance)
     arms = None if arms is None else check_int("arms", arms, 2, 10_000)
@@ -233,6 +238,9 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     config["privacy"] = memo(("privacy",) + key[1:],
                               lambda: result_privacy(algo, resolved, plan, horizon))
     config["samplers"] = sampler_provenance(algo, inst.rewards)
+    plugins = registry.plugin_provenance(algo)
+    if plugins:  # distribution, version, SHA-256 of its sources: part of the store key
+        config["plugins"] = plugins
     if inst.name == "means" or inst.location.ndim == 1:
         config["location"] = inst.location.tolist()
     config.update(getattr(plan, "notes", {}))

@@ -46,10 +46,10 @@ import numpy as np
 
 from ..errors import check_range
 from ..params import EPSILON, Param
-from ..registry import Algorithm
+from ..kernels import indices
+from .base import EPISODIC_SHARD_RUNS, EpisodicPlan, laplace_claim
+from .families import EpisodicIndex, PerRoundThompson
 
-#: Runs per shard of the episodic engine (O(K log T) work per run).
-EPISODIC_SHARD_RUNS = 64
 #: Work (pulls) per shard aimed at by the per-round Thompson-sampling plans.
 PER_ROUND_SHARD_PULLS = 2**22
 
@@ -67,61 +67,7 @@ def _epsilon(params):
     return check_range("epsilon", params["epsilon"], 0.0, None)
 
 
-def laplace_claim(epsilon, theorem, on, scale, **extra):
-    """The privacy claim of a Laplace mechanism on disjoint reward sums (dict).
-
-    The sum of n rewards in [0, 1] changes by at most 1 when one reward
-    changes (sensitivity 1), so Lap(1/ε) on it is ε-DP; each reward enters
-    one released sum, so the run is ε-DP by parallel composition, and every
-    decision is post-processing of the releases.
-    """
-    return dict(guarantee="ε-DP, central (global)", epsilon=epsilon, theorem=theorem,
-                mechanism=f"Laplace on {on}", sensitivity=1.0, noise_scale=scale, **extra)
-
-
 # ------------------------------------------------------------ episodic plans
-
-@dataclass
-class EpisodicPlan:
-    """Plan for :func:`kernels.episodic.run_shard`.
-
-    Attributes
-    ----------
-    index : numba dispatcher
-        ``index(stat, n, t, c)`` from :mod:`kernels.indices`.
-    c : float64 (P,)
-        Its parameters; ``c[0]`` is the engine's slot for max_b stat_b.
-    ratio : float
-        α of the episode lengths (2 = doubling).
-    rule : int
-        ``kernels.episodic.GEOMETRIC`` or ``GRID``.
-    estimator : int
-        ``kernels.episodic.LAST_EPISODE`` or ``CUMULATIVE``.
-    noise_scale : float
-        Laplace scale on each episode's reward sum (1/ε).
-    tie_random : bool
-        Index ties broken uniformly at random.
-    """
-
-    index: object
-    c: np.ndarray
-    ratio: float
-    rule: int
-    estimator: int
-    noise_scale: float
-    tie_random: bool = True
-    shard_runs: int = EPISODIC_SHARD_RUNS
-    stages: list = field(default_factory=list)
-    privacy: dict = None
-    notes: dict = field(default_factory=dict)
-
-    def run_shard(self, rng, shard):
-        """Simulate one shard of runs in place."""
-        from ..kernels.episodic import run_shard
-
-        run_shard(rng, shard, self.index, self.c, self.ratio, self.rule, self.estimator,
-                  self.noise_scale, self.tie_random)
-
 
 def adap_constants(epsilon, alpha):
     """Constants of AdaP-UCB / AdaP-KLUCB.
@@ -157,9 +103,10 @@ def _plan_adap(params, kl):
     privacy = laplace_claim(eps, "Azize & Basu, NeurIPS 2022, Theorem 6",
                             "each episode's reward sum (episodes are disjoint)",
                             k["noise_scale"])
-    return EpisodicPlan(indices.adap_klucb_index if kl else indices.adap_ucb_index, k["c"],
-                        k["ratio"], episodic.GEOMETRIC, episodic.LAST_EPISODE,
-                        k["noise_scale"], True, stages=stages, privacy=privacy,
+    return EpisodicPlan(index=indices.adap_klucb_index if kl else indices.adap_ucb_index,
+                        c=k["c"], ratio=k["ratio"], rule=episodic.GEOMETRIC,
+                        estimator=episodic.LAST_EPISODE, noise_scale=k["noise_scale"],
+                        tie_random=True, stages=stages, privacy=privacy,
                         notes={"algorithm_reading": f"{name}: docs/fidelity.md"})
 
 
@@ -209,10 +156,11 @@ def _plan_dp_kl(params, imed):
     privacy = laplace_claim(eps, _AZIZE_2025 + " (privacy of the episode sums)",
                             "each episode's reward sum (episodes are disjoint)",
                             k["noise_scale"])
-    return EpisodicPlan(indices.dp_imed_index if imed else indices.dp_klucb_index, k["c"],
-                        k["ratio"], episodic.GRID if grid else episodic.GEOMETRIC,
-                        episodic.CUMULATIVE, k["noise_scale"], True, stages=stages,
-                        privacy=privacy,
+    return EpisodicPlan(index=indices.dp_imed_index if imed else indices.dp_klucb_index,
+                        c=k["c"], ratio=k["ratio"],
+                        rule=episodic.GRID if grid else episodic.GEOMETRIC,
+                        estimator=episodic.CUMULATIVE, noise_scale=k["noise_scale"],
+                        tie_random=True, stages=stages, privacy=privacy,
                         notes={"provisional": "DP-KLUCB/DP-IMED are specified from "
                                               "secondary sources (docs/fidelity.md)"})
 
@@ -367,34 +315,37 @@ def _log2(default):
 
 
 def _declare(name, summary, source, params, plan, rewards, provisional=False, family=None,
-             engine="episodic", mechanism="laplace"):
-    return Algorithm(name=name, summary=summary, trust="central ε-DP", source=source,
-                     params=params, plan=plan, engine=engine, mechanism=mechanism,
-                     rewards=rewards, provisional=provisional, family=family)
+             index=None, mechanism="laplace"):
+    base = dict(name=name, summary=summary, source=source, params=params, plan=plan,
+                mechanism=mechanism, rewards=rewards, provisional=provisional, family=family)
+    if index is None:
+        return PerRoundThompson(**base)
+    return EpisodicIndex(index=index, **base)
 
 
 AZIZE_BASU = "Azize & Basu (NeurIPS 2022), Algorithm 1, Eq. (7)"
 HU_HEGDE = "Hu & Hegde (UAI 2022)"
 ALGORITHMS = (
     _declare("adap-ucb", "AdaP-UCB: doubling episodes, UCB on the last episode's Laplace mean",
-             AZIZE_BASU, (EPSILON, ALPHA_ADAP), plan_adap_ucb, ALL_REWARDS, family="ucb"),
+             AZIZE_BASU, (EPSILON, ALPHA_ADAP), plan_adap_ucb, ALL_REWARDS, family="ucb",
+             index=indices.adap_ucb_index),
     _declare("adap-klucb", "AdaP-KLUCB: doubling episodes, KL-UCB on the last episode's "
              "Laplace mean", AZIZE_BASU, (EPSILON, ALPHA_ADAP), plan_adap_klucb, ALL_REWARDS,
-             family="ucb"),
+             family="ucb", index=indices.adap_klucb_index),
     _declare("dp-klucb", "DP-KLUCB: geometric episodes (ratio α), d_ε-UCB on a cumulative "
              "Laplace mean", "Azize et al. (NeurIPS 2025), DP-KLUCB",
              (EPSILON, ALPHA_RATIO, GRID), plan_dp_klucb, BERNOULLI_ONLY, provisional=True,
-             family="ucb"),
+             family="ucb", index=indices.dp_klucb_index),
     _declare("dp-imed", "DP-IMED: geometric episodes (ratio α), IMED with d_ε on a "
              "cumulative Laplace mean", "Azize et al. (NeurIPS 2025), DP-IMED",
              (EPSILON, ALPHA_RATIO, GRID), plan_dp_imed, BERNOULLI_ONLY, provisional=True,
-             family="ucb"),
+             family="ucb", index=indices.dp_imed_index),
     _declare("lazy-dp-ts", "Lazy-DP-TS: Thompson sampling on Laplace means of chunks of 2^r "
              "fresh rewards", f"{HU_HEGDE}, Algorithm 2", (EPSILON, _log2(False)),
-             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts", engine="per-round"),
+             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts"),
     _declare("dp-ts", "DP-TS: Thompson sampling on a private sum (Laplace per epoch + binary "
              "mechanism)", f"{HU_HEGDE}, Algorithm 1", (EPSILON, _log2(True)), plan_dp_ts,
-             BERNOULLI_ONLY, family="ts", engine="per-round", mechanism="dp-ts-composition"),
+             BERNOULLI_ONLY, family="ts", mechanism="dp-ts-composition"),
 )
 
 
@@ -427,21 +378,23 @@ def _audit_dp_ts(batch, algorithm, fold_max=None):
                     short="ε"))
     view = ("a reward enters one epoch sum + Lap(2/ε) and at most r + 1 nodes of the binary "
             "mechanism of its epoch, each + Lap(2(r + 1)/ε); sensitivity 1 each")
-    return AuditReport(algorithm, f"ε-DP, central ({HU_HEGDE}, Theorem 1)", view,
-                       dict(n=batch.n, epsilon=eps, noise="Lap(2/ε), Lap(2(r+1)/ε)"), rows, 2,
-                       [], 0.0)
+    return AuditReport(algorithm=algorithm, guarantee=f"ε-DP, central ({HU_HEGDE}, Theorem 1)",
+                       view=view, params=dict(n=batch.n, epsilon=eps,
+                                              noise="Lap(2/ε), Lap(2(r+1)/ε)"),
+                       rows=rows, headline=2)
 
 
 def register():
     """Register the mechanism of DP-TS and the six algorithms (the public plug-in API)."""
-    from ..kernels import codes
-    from ..registry import Mechanism, register as add
+    from ..guarantees import Guarantee
+    from ..mechanisms.families import InsideEngine
+    from ..registry import register as add
 
-    add(Mechanism("dp-ts-composition", "Laplace on epoch sums + binary mechanism in the "
-                  "current epoch", f"{HU_HEGDE}, Algorithm 1", "central ε-DP", "laplace",
-                  codes.NONE, _dp_ts_batch, audit=_audit_dp_ts,
-                  audit_points=lambda b, fold_max=None: 40 * 20001,
-                  samplers=("Generator.laplace",), family="engine"))
+    add(InsideEngine(name="dp-ts-composition", summary="Laplace on epoch sums + binary "
+                     "mechanism in the current epoch", source=f"{HU_HEGDE}, Algorithm 1",
+                     trust="central ε-DP", kind=Guarantee.LAPLACE, batch=_dp_ts_batch,
+                     audit=_audit_dp_ts, audit_points=lambda b, fold_max=None: 40 * 20001,
+                     samplers=("Generator.laplace",)))
     add(*ALGORITHMS)
 
 

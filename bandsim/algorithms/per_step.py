@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ..errors import ConfigError
 from ..params import BETA, EPSILON, Param
-from ..registry import Algorithm
+from .families import PerStep
 
 THESIS = "Sajed, MSc thesis (2019)"
 
@@ -146,20 +146,20 @@ def plan_se(params, arms, horizon):
     return SePlan(log_t, per_step_shard_runs(horizon), stages)
 
 
-UCB1 = Algorithm(
+UCB1 = PerStep(
     name="ucb1", summary="UCB1: pull argmax of mean + sqrt(2 log t / n), per step",
     trust="none", source=f"{THESIS}, Algorithm 1 (Auer et al. 2002)", params=(),
-    plan=plan_ucb1, engine="per-step", family="ucb")
+    plan=plan_ucb1, family="ucb")
 
-SE = Algorithm(
+SE = PerStep(
     name="se", summary="successive elimination checked every cycle, width 2 sqrt(2 log T / n)",
     trust="none", source=f"{THESIS}, Algorithm 2 (Even-Dar et al. 2002)", params=(),
-    plan=plan_se, engine="per-step", family="se")
+    plan=plan_se, family="se")
 
-DP_UCB = Algorithm(
+DP_UCB = PerStep(
     name="dp-ucb", summary="private UCB: tree-based binary mechanism per arm, per step",
     trust="central ε-DP", source=f"{THESIS}, Algorithms 5-6 (Mishra & Thakurta 2015)",
-    params=(EPSILON, BETA, GAMMA), plan=plan_dp_ucb, engine="per-step", mechanism="tree",
+    params=(EPSILON, BETA, GAMMA), plan=plan_dp_ucb, mechanism="tree",
     family="ucb")
 
 ALGORITHMS = (UCB1, SE, DP_UCB)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..params import BETA, EPSILON
-from ..registry import Algorithm
+from .families import SVTEngine
 from .per_step import THESIS
 
 
@@ -116,12 +116,12 @@ def plan_dp_se2_modified(params, arms, horizon):
     return _plan_dp_se2(params, arms, horizon, True)
 
 
-DP_SE2 = Algorithm(
+DP_SE2 = SVTEngine(
     name="dp-se2", summary="DP-SE 2: SVT at r = 2^l inside epochs, private histogram elimination",
     trust="central ε-DP", source=f"{THESIS}, Algorithm 10 (Appendix A.1)",
     params=(EPSILON, BETA), plan=plan_dp_se2, engine="svt", mechanism="svt", family="se")
 
-DP_SE2_MODIFIED = Algorithm(
+DP_SE2_MODIFIED = SVTEngine(
     name="dp-se2-modified", summary="DP-SE 2 with the halting rule 2h_r of Appendix A.2",
     trust="central ε-DP", source=f"{THESIS}, Algorithm 10 + Appendix A.2",
     params=(EPSILON, BETA), plan=plan_dp_se2_modified, engine="svt", mechanism="svt",

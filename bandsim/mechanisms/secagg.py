@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..compat import positional_deprecated
 from ..errors import ConfigError, check_int, check_range
 from .noise_bounds import (dgauss_epsilon_hat, dgauss_sum_tv_bound, dgauss_xi_log,
                            dlaplace_variance, laplace_noise, skellam_rdp)
@@ -280,8 +281,8 @@ def check_sampler_ranges(code, n, epsilon, fpar, scale=1.0):
                               f"most ~{math.sqrt(SIGMA2_MAX / n):.3g}) or the horizon")
 
 
-def finish(name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sigma, h, noise,
-           variance, privacy, extra=None):
+def _finish(*, name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sigma, h, noise,
+            variance, privacy, extra=None):
     """The :class:`Batch` of a SecAgg protocol from its precision g, real τ and noise.
 
     τ = ⌈τ_real⌉ and m = n g + 2τ + 1 (every theorem of the paper).
@@ -305,6 +306,12 @@ def finish(name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sigma, 
                  extra=extra or {}, theorem=theorem)
 
 
+#: The Batch of a SecAgg protocol (keywords only; see :func:`_finish`).
+finish = positional_deprecated(_finish, (
+    "name", "code", "theorem", "n", "epsilon", "p", "scale", "g", "tau_real", "fpar", "sigma",
+    "h", "noise", "variance", "privacy", "extra"), "secagg.finish")
+
+
 def _laplace_batch(name, code, theorem, n, epsilon, p, model, where, eps=None, fpar_extra=(),
                    privacy=None, extra=None):
     """Theorems 1, 3, 5: g = ⌈ε√n⌉, noise Lap_Z(g/ε), τ = ⌈(g/ε) log(2/p)⌉."""
@@ -313,9 +320,10 @@ def _laplace_batch(name, code, theorem, n, epsilon, p, model, where, eps=None, f
     g = math.ceil(eps * math.sqrt(n))
     q, beta = laplace_noise(eps, g)
     privacy = privacy or dict(guarantee=f"pure DP ({model})", epsilon=epsilon)
-    return finish(name, code, theorem, n, epsilon, p, 1.0, g, g / eps * math.log(2 / p),
-                  [q, beta, *fpar_extra], math.sqrt(2 * n) / g, 1.0 / eps,
-                  f"Lap_Z(g/ε) ({where})", dlaplace_variance(eps, g), privacy, extra)
+    return finish(name=name, code=code, theorem=theorem, n=n, epsilon=epsilon, p=p, scale=1.0,
+                  g=g, tau_real=g / eps * math.log(2 / p), fpar=[q, beta, *fpar_extra],
+                  sigma=math.sqrt(2 * n) / g, h=1.0 / eps, noise=f"Lap_Z(g/ε) ({where})",
+                  variance=dlaplace_variance(eps, g), privacy=privacy, extra=extra)
 
 
 def dist_dp(n, epsilon, p=0.1):
@@ -362,10 +370,12 @@ def local(n, epsilon, p=0.1):
     g = math.ceil(epsilon * math.sqrt(n))
     q, beta = laplace_noise(epsilon, g)
     tau = LOCAL_C * g / epsilon * max(math.sqrt(2 * n * L), 2 * L)
-    return finish("local", codes.LOCAL, f"{PAPER}, Theorem 6", n, epsilon, p, 1.0, g, tau,
-                  [q, beta], LOCAL_C * rounding / epsilon + rounding / g, 2 * LOCAL_C / epsilon,
-                  "sum of n Lap_Z(g/ε) = NB(n, q) − NB(n, q)", n * dlaplace_variance(epsilon, g),
-                  dict(guarantee="pure DP (local)", epsilon=epsilon))
+    return finish(name="local", code=codes.LOCAL, theorem=f"{PAPER}, Theorem 6", n=n,
+                  epsilon=epsilon, p=p, scale=1.0, g=g, tau_real=tau, fpar=[q, beta],
+                  sigma=LOCAL_C * rounding / epsilon + rounding / g, h=2 * LOCAL_C / epsilon,
+                  noise="sum of n Lap_Z(g/ε) = NB(n, q) − NB(n, q)",
+                  variance=n * dlaplace_variance(epsilon, g),
+                  privacy=dict(guarantee="pure DP (local)", epsilon=epsilon))
 
 
 def dist_rdp(n, epsilon, p=0.1, scale=10.0):
@@ -381,10 +391,12 @@ def dist_rdp(n, epsilon, p=0.1, scale=10.0):
                    rdp_alpha=alphas, rdp_epsilon=[skellam_rdp(a, epsilon, scale) for a in alphas],
                    formula="ε̂(α) = αε²/2 + min{(2α−1)ε²/(4s²) + 3ε/(2s³), 3ε²/(2s)}")
     extra = dict(rdp_epsilon_2=skellam_rdp(2, epsilon, scale, g=g))
-    return finish("dist-rdp", codes.DIST_RDP, f"{PAPER}, Theorem 2", n, epsilon, p, scale, g,
-                  2 * g / epsilon * math.sqrt(L) + math.sqrt(2) * L, [var / 2],
-                  2 / epsilon + math.sqrt(2 * n) / g, math.sqrt(2) / g,
-                  "Sk(0, g²/ε²) (sum of n Sk(0, g²/(nε²)))", var, privacy, extra)
+    return finish(name="dist-rdp", code=codes.DIST_RDP, theorem=f"{PAPER}, Theorem 2", n=n,
+                  epsilon=epsilon, p=p, scale=scale, g=g,
+                  tau_real=2 * g / epsilon * math.sqrt(L) + math.sqrt(2) * L, fpar=[var / 2],
+                  sigma=2 / epsilon + math.sqrt(2 * n) / g, h=math.sqrt(2) / g,
+                  noise="Sk(0, g²/ε²) (sum of n Sk(0, g²/(nε²)))", variance=var,
+                  privacy=privacy, extra=extra)
 
 
 def dist_cdp(n, epsilon, p=0.1, scale=10.0):
@@ -404,10 +416,12 @@ def dist_cdp(n, epsilon, p=0.1, scale=10.0):
                    epsilon_hat=eps_hat, rho=eps_hat**2 / 2, xi=xi,
                    log10_xi=float(log_xi / math.log(10)))
     extra = dict(rho=eps_hat**2 / 2, dgauss_tv_bound=tv)
-    return finish("dist-cdp", codes.DIST_CDP, f"{PAPER}, Theorem 4", n, epsilon, p, scale, g,
-                  g / epsilon * math.sqrt(2 * L), [var], math.sqrt(2) / epsilon + math.sqrt(2 * n) / g,
-                  0.0, "Σ of n N_Z(0, g²/(nε²)) ≈ N_Z(0, g²/ε²) (batched; TV ≤ dgauss_tv_bound)",
-                  var, privacy, extra)
+    return finish(name="dist-cdp", code=codes.DIST_CDP, theorem=f"{PAPER}, Theorem 4", n=n,
+                  epsilon=epsilon, p=p, scale=scale, g=g,
+                  tau_real=g / epsilon * math.sqrt(2 * L), fpar=[var],
+                  sigma=math.sqrt(2) / epsilon + math.sqrt(2 * n) / g, h=0.0,
+                  noise="Σ of n N_Z(0, g²/(nε²)) ≈ N_Z(0, g²/ε²) (batched; TV ≤ dgauss_tv_bound)",
+                  variance=var, privacy=privacy, extra=extra)
 
 
 def mechanism(name, n, epsilon, p=0.1, scale=1.0, **kwargs):

@@ -273,8 +273,9 @@ def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
             rows.append(_user_path_row(spec, mech, g, m, folded, relax_q, rows[0].claimed))
             v += ("; the batched path's law is read from fpar[0], the per-user path's from "
                   "its own parameter (both audited)")
-        return AuditReport(name, guarantee, v, params, rows, headline, notes,
-                           time.perf_counter() - t0)
+        return AuditReport(algorithm=name, guarantee=guarantee, view=v, params=params,
+                           rows=rows, headline=headline, notes=notes,
+                           seconds=time.perf_counter() - t0)
     if kind == "approx":
         return _audit_approx(mech, spec, view, name, params, notes, t0)
     d = g
@@ -289,7 +290,8 @@ def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
         guarantee = f"(α, ε̂(α))-RDP for α = 2, 3, … ({mech.theorem})"
         v = (f"view: ŷ = (x̂ + N) mod m = {m:,}, N ~ {mech.noise}; neighbours: x̂ moved by "
              f"d = g = {g}; claimed ε̂(α): {mech.privacy.get('formula', spec.source)}")
-        return AuditReport(name, guarantee, v, params, rows, 0, notes, time.perf_counter() - t0)
+        return AuditReport(algorithm=name, guarantee=guarantee, view=v, params=params,
+                           rows=rows, notes=notes, seconds=time.perf_counter() - t0)
     if kind != "zcdp":
         raise ConfigError("mechanism", mech.name, f"privacy kind {kind!r} has no SecAgg audit")
     rho = mech.privacy["rho"]
@@ -312,7 +314,8 @@ def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
          f"by d = g = {g}; the check covers α = 2…64")
     notes.append("ρ-zCDP asks D_α ≤ ρα for every α > 1; orders in (1, 2) and above 64 are not "
                  "audited")
-    return AuditReport(name, guarantee, v, params, rows, 0, notes, time.perf_counter() - t0)
+    return AuditReport(algorithm=name, guarantee=guarantee, view=v, params=params, rows=rows,
+                       notes=notes, seconds=time.perf_counter() - t0)
 
 
 def _audit_approx(mech, spec, view, name, params, notes, t0):
@@ -337,8 +340,9 @@ def _audit_approx(mech, spec, view, name, params, notes, t0):
     v = (f"view: {spec.view} = (x̂ + noise) mod m = {m:,}, noise {mech.noise}; neighbours: "
          f"x̂ moved by d ∈ 1…{g} ({len(shifts)} shift(s) scanned, worst d = {worst}); "
          "δ(ε) = hockey-stick divergence, the larger of both directions")
-    return AuditReport(name, f"(ε, δ)-DP, {spec.trust} ({mech.theorem})", v, params, rows, 0,
-                       notes, time.perf_counter() - t0)
+    return AuditReport(algorithm=name, guarantee=f"(ε, δ)-DP, {spec.trust} ({mech.theorem})",
+                       view=v, params=params, rows=rows, notes=notes,
+                       seconds=time.perf_counter() - t0)
 
 
 def audit_laplace(scale, epsilon, n, sensitivity=1.0, algorithm="dp-se"):
@@ -364,10 +368,10 @@ def audit_laplace(scale, epsilon, n, sensitivity=1.0, algorithm="dp-se"):
     rows = [Row("ε (max log-density ratio)", float(epsilon), exact, err, short="ε")]
     view = (f"view: Σ r + Lap(b), b = {scale:.6g}, rewards in [0, 1] (sensitivity 1); "
             f"the ratio is constant (= ε) on a half-line, so the grid maximum is exact")
-    return AuditReport(algorithm, "ε-DP, central (Sajed & Sheffet 2019, Algorithm 9, "
-                       "Theorem 5.1.1)", view,
-                       dict(n=int(n), epsilon=float(epsilon), noise=f"Lap({scale:.6g})"), rows,
-                       0, [], time.perf_counter() - t0)
+    return AuditReport(algorithm=algorithm, guarantee="ε-DP, central (Sajed & Sheffet 2019, "
+                       "Algorithm 9, Theorem 5.1.1)", view=view,
+                       params=dict(n=int(n), epsilon=float(epsilon), noise=f"Lap({scale:.6g})"),
+                       rows=rows, notes=[], seconds=time.perf_counter() - t0)
 
 
 def audit_shuffle(mech, n, algorithm="sdp-ae"):
@@ -406,10 +410,11 @@ def audit_shuffle(mech, n, algorithm="sdp-ae"):
     notes = []
     if eps >= 1:
         notes.append("Theorem A.1 of Tenenbaum et al. (2021) is stated for ε < 1")
-    return AuditReport(algorithm, "(ε, δ)-DP, shuffle (Tenenbaum et al. 2021, Theorem A.1)", view,
-                       dict(n=int(n), epsilon=eps, delta=delta, tau=mech.tau,
+    return AuditReport(algorithm=algorithm,
+                       guarantee="(ε, δ)-DP, shuffle (Tenenbaum et al. 2021, Theorem A.1)", view=view,
+                       params=dict(n=int(n), epsilon=eps, delta=delta, tau=mech.tau,
                             noise=f"Binomial({trials:,}, {prob:.6g})"),
-                       rows, 0, notes, time.perf_counter() - t0)
+                       rows=rows, headline=0, notes=notes, seconds=time.perf_counter() - t0)
 
 
 def audit(algorithm, epsilon, batch_size, delta=None, scale=None, p=None, horizon=10**7):

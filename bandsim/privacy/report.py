@@ -2,6 +2,8 @@
 import math
 from dataclasses import asdict, dataclass, field
 
+from ..compat import keyword_dataclass
+
 #: Unit roundoff of float64.
 EPS = 2.0**-53
 #: Roundings behind a claimed figure (a closed form of a few operations).
@@ -69,7 +71,8 @@ class Row:
         return self.status in ("ok", "")
 
 
-@dataclass
+@keyword_dataclass
+@dataclass(kw_only=True)
 class AuditReport:
     """Claimed versus exact privacy of one batch of one algorithm.
 

@@ -309,9 +309,9 @@ def register(*declarations, replace=False):
             owner = _owner(kind, d.name)
             staged_here = _staging and d.name in getattr(_staging[-1], kind + "s")
             if owner == BUILTIN and not builtin:
-                raise ConfigError("name", d.name, f"is the built-in {kind} {d.name!r} of "
-                                                  "bandsim, which cannot be replaced; choose "
-                                                  "another name")
+                raise ConfigError("name", d.name, f"{kind} {d.name!r} is registered already "
+                                                  f"by {BUILTIN}: built-ins cannot be "
+                                                  "replaced, choose another name")
             if not replace and not staged_here:
                 raise ConfigError("name", d.name, f"is registered already by {owner} "
                                                   "(pass replace=True to replace it)")

@@ -109,7 +109,7 @@ def test_plugin_mechanism_gets_the_accountant(examples):
 
 
 def test_register_refuses_bad_declarations():
-    with pytest.raises(bandsim.ConfigError, match="built-in algorithm 'dp-se'"):
+    with pytest.raises(bandsim.ConfigError, match="algorithm 'dp-se' is registered already by bandsim"):
         bandsim.register(algorithms()["dp-se"].__class__(
             **{**algorithms()["dp-se"].__dict__, "summary": "x"}), replace=True)
     with pytest.raises(bandsim.ConfigError, match="mechanism"):

@@ -43,8 +43,7 @@ from .errors import ConfigError
 from .guarantees import Guarantee
 from .kernels import codes
 from .mechanisms import SumBatch, secagg
-from .mechanisms.families import (Exact, InsideEngine, NoiseOnSum, SecAggProtocol, Shuffle,
-                                  secagg_audit, secagg_audit_points)
+from .mechanisms.families import Exact, InsideEngine, NoiseOnSum, SecAggProtocol, Shuffle
 from .params import (BATCH_SIZE, BETA, DELTA, EPSILON, GROWTH, HALF_OVER_T, ONE_OVER_T, P,
                      REQUIRED, SCALE, Derived, Param)
 from .registry import (Algorithm, Mechanism, get_algorithm, get_mechanism, register,
@@ -71,10 +70,10 @@ def __getattr__(name):  # the privacy toolkit loads scipy: only when asked for
         from .privacy import pmf
 
         return getattr(pmf, name)
-    if name == "audit":
-        from .privacy.audit import audit
+    if name in ("audit", "secagg_audit", "secagg_audit_points"):
+        from .privacy import audit
 
-        return audit
+        return getattr(audit, name)
     raise AttributeError(f"module 'bandsim.plugin' has no attribute {name!r}")
 
 

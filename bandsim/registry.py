@@ -67,7 +67,8 @@ class Mechanism:
     takes : tuple of str
         Algorithm parameters the derivation reads (e.g. epsilon, p, scale).
     audit : callable (batch, algorithm: str, fold_max=None) -> AuditReport, optional
-        The exact audit of one batch (``fold_max``: largest modulus folded
+        The exact audit of one batch, when the family's own
+        (:meth:`default_audit`) does not apply (``fold_max``: largest modulus folded
         exactly; beyond it a window of the integers is audited).
     audit_points : callable (batch, fold_max=None) -> int, optional
         Cost of the exact audit (points evaluated), to keep result audits cheap.
@@ -126,6 +127,26 @@ class Mechanism:
         except ValueError:
             raise ConfigError(f"mechanism {self.name!r} kind", self.kind,
                               f"must be one of {', '.join(g.value for g in Guarantee)}") from None
+
+    def default_audit(self):
+        """Which exact audit :mod:`bandsim.privacy.audit` supplies when ``audit`` is not given.
+
+        ``secagg`` (the analyzer's view of the protocol, from ``noise_law``),
+        ``laplace-sum`` (Lap(fpar[0]) on a sum, drawn by bandsim's own kernel),
+        ``shuffle`` (the binary summation's count) or None.
+        """
+        if self.family == "secagg" and self.noise_law is not None:
+            return "secagg"
+        if self.family == "sum" and self.kind is Guarantee.LAPLACE and not self.kernels:
+            return "laplace-sum"
+        if self.family == "shuffle" and self.kind is Guarantee.APPROX and not self.kernels:
+            return "shuffle"
+        return None
+
+    @property
+    def auditable(self):
+        """It has an exact audit (its own ``audit`` or its family's)."""
+        return self.audit is not None or self.default_audit() is not None
 
     @property
     def guarantee(self):
@@ -537,7 +558,7 @@ def loading_plugin():
 def auditable():
     """Names of the algorithms whose mechanism has an exact audit."""
     return [a.name for a in algorithms().values()
-            if a.mechanism and get_mechanism(a.mechanism).audit is not None]
+            if a.mechanism and get_mechanism(a.mechanism).auditable]
 
 
 def all_params():

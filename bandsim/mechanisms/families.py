@@ -1,7 +1,8 @@
 """Mechanism families: the bases a mechanism declaration (built-in or plug-in) starts from.
 
 Each base fixes what its family shares — the engines' kernel hooks, the
-exact audit, its cost, the accountant — so a declaration gives only what is
+exact audit the privacy layer supplies for it (``Mechanism.default_audit``),
+the accountant — so a declaration gives only what is
 its own: name, summary, source, trust, guarantee, the per-batch derivation
 ``batch(n, **params)`` and the exact law of its noise. Everything is a
 keyword (``SecAggProtocol(name=..., batch=..., noise_law=...)``).
@@ -33,25 +34,9 @@ Chowdhury & Zhou, "Distributed Differential Privacy in Multi-Armed Bandits"
 (ICLR 2023), Section 4 (protocol P = (R, S, A)), Theorems 1–6.
 """
 from dataclasses import dataclass
-from typing import Callable
-
 from ..guarantees import Guarantee
 from ..kernels import codes
 from ..registry import Mechanism
-
-
-def secagg_audit(b, algorithm, fold_max=None):
-    """The exact audit of one batch of any SecAgg-family mechanism (plug-ins too)."""
-    from ..privacy.audit import FOLD_MAX, audit_mechanism
-
-    return audit_mechanism(b, algorithm, fold_max or FOLD_MAX)
-
-
-def secagg_audit_points(b, fold_max=None):
-    """Points :func:`secagg_audit` evaluates (its cost)."""
-    from ..privacy.audit import FOLD_MAX, audit_points
-
-    return audit_points(b, fold_max or FOLD_MAX)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,8 +51,6 @@ class SecAggProtocol(Mechanism):
     kind: Guarantee = Guarantee.PURE
     code: int = codes.PLUGIN
     takes: tuple = ("epsilon", "p")
-    audit: Callable = secagg_audit
-    audit_points: Callable = secagg_audit_points
     family: str = "secagg"
 
 
@@ -110,5 +93,4 @@ class Exact(Mechanism):
     family: str = "none"
 
 
-__all__ = ["Exact", "InsideEngine", "NoiseOnSum", "SecAggProtocol", "Shuffle", "secagg_audit",
-           "secagg_audit_points"]
+__all__ = ["Exact", "InsideEngine", "NoiseOnSum", "SecAggProtocol", "Shuffle"]

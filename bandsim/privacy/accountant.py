@@ -158,7 +158,7 @@ class _Batch:
         self.relax_q = self.batch.extra.get("relax_q")
 
     def audit(self):
-        return self.spec.audit(self.batch, self.algorithm)
+        return A.audit_of(self.spec)[0](self.batch, self.algorithm)
 
     def _views(self):
         """The two neighbouring output pmfs of one batch and the mass they omit."""

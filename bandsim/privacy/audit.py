@@ -455,7 +455,51 @@ def audit(algorithm, epsilon, batch_size, delta=None, scale=None, p=None, horizo
     given = {"epsilon": epsilon, "delta": delta, "scale": scale, "p": p}
     prm = algo.resolve({k: v for k, v in given.items() if algo.param(k)}, horizon)
     spec = get_mechanism(algo.mechanism)
-    return spec.audit(spec.derive(n, prm), algo.name)
+    return audit_of(spec)[0](spec.derive(n, prm), algo.name)
+
+
+def secagg_audit(b, algorithm, fold_max=None):
+    """The exact audit of one batch of any SecAgg-family mechanism (plug-ins too)."""
+    return audit_mechanism(b, algorithm, fold_max or FOLD_MAX)
+
+
+def secagg_audit_points(b, fold_max=None):
+    """Points :func:`secagg_audit` evaluates (its cost)."""
+    return audit_points(b, fold_max or FOLD_MAX)
+
+
+def _laplace_sum_audit(b, algorithm, fold_max=None):
+    """Lap(b.fpar[0]) on a sum of sensitivity 1: what bandsim's sum kernel draws."""
+    return audit_laplace(b.fpar[0], b.privacy["epsilon"], b.n, algorithm=algorithm)
+
+
+def _shuffle_audit(b, algorithm, fold_max=None):
+    """The exact audit of the shuffle's count, with τ = fpar[0] (what the kernels read)."""
+    import copy
+
+    mech = b.extra["mech"]
+    if mech.tau != b.fpar[0]:
+        mech = copy.copy(mech)
+        mech.tau = float(b.fpar[0])
+    return audit_shuffle(mech, b.n, algorithm)
+
+
+#: The exact audit each family supplies (``Mechanism.default_audit``): (audit, its cost).
+FAMILY_AUDITS = {
+    "secagg": (secagg_audit, secagg_audit_points),
+    "laplace-sum": (_laplace_sum_audit, lambda b, fold_max=None: 20001),
+    "shuffle": (_shuffle_audit, lambda b, fold_max=None: 4 * b.n),
+}
+
+
+def audit_of(spec):
+    """(audit, audit_points) of a mechanism declaration: its own, else its family's.
+
+    Returns ``(None, None)`` for a mechanism without an exact audit.
+    """
+    if spec.audit is not None:
+        return spec.audit, spec.audit_points
+    return FAMILY_AUDITS.get(spec.default_audit(), (None, None))
 
 
 def auditable():
@@ -465,5 +509,6 @@ def auditable():
     return names()
 
 
-__all__ = ["ALPHAS", "AuditReport", "Row", "audit", "audit_laplace", "audit_mechanism",
-           "audit_shuffle", "auditable"]
+__all__ = ["ALPHAS", "AuditReport", "FAMILY_AUDITS", "Row", "audit", "audit_laplace",
+           "audit_mechanism", "audit_of", "audit_shuffle", "auditable", "secagg_audit",
+           "secagg_audit_points"]

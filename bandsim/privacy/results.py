@@ -59,7 +59,7 @@ def _claimed(algo, spec, params, plan):
             claim["exact_delta_max"] = mech_notes["exact_delta_max"]
     claim.setdefault("per_user", "each user contributes to one batch (parallel composition); "
                      "for users returning in B batches see `bandsim audit --returning B`")
-    if spec.audit is None:
+    if not spec.auditable:
         claim["audit"] = dict(skipped="no exact audit for this mechanism (bandsim audit "
                                       f"covers {', '.join(A.auditable())})")
     return claim
@@ -101,7 +101,7 @@ def result_privacy(algo, params, plan, horizon, audit=True):
 
     spec = get_mechanism(algo.mechanism) if algo.mechanism else None
     claim = _claimed(algo, spec, params, plan)
-    if spec is None or spec.audit is None:
+    if spec is None or not spec.auditable:
         return claim
     try:
         n, s, k = _largest_batch(plan)
@@ -116,7 +116,8 @@ def result_privacy(algo, params, plan, horizon, audit=True):
     limit = CHEAP_POINTS[1] if spec.kind in ("rdp", "zcdp") else CHEAP_POINTS[0]
     fold_max = min(A.FOLD_MAX, limit // 2)  # else H's window, if that is cheaper
     try:
-        points = spec.audit_points(batch, fold_max) if spec.audit_points else 0
+        audit_points = A.audit_of(spec)[1]
+        points = audit_points(batch, fold_max) if audit_points else 0
     except (OverflowError, ValueError):
         points = math.inf
     if not audit or points > limit:
@@ -145,7 +146,7 @@ def _cached_audit(spec, batch, algorithm, fold_max):
     """One exact audit per distinct batch (a sweep audits each batch once)."""
     key = (spec.name, algorithm, repr(batch), fold_max)
     if key not in _AUDITS:
-        _AUDITS[key] = spec.audit(batch, algorithm, fold_max)
+        _AUDITS[key] = A.audit_of(spec)[0](batch, algorithm, fold_max)
     return _AUDITS[key]
 
 

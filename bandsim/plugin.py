@@ -34,7 +34,7 @@ Laws and audits
     :class:`Skellam`, :class:`Binomial`; :func:`audit` (exact audit of an
     algorithm's batch).
 """
-from . import provenance
+from . import provenance, registry, validation
 from .algorithms.base import EpisodicPlan, Plan, build_tables, laplace_claim, mechanism_tables
 from .algorithms.elimination import batch_size, confidence_radius, plan_protocol
 from .algorithms.families import (BatchedElimination, EpisodicIndex, PerRoundThompson, PerStep,
@@ -59,8 +59,6 @@ def check(declaration):
     ConfigError
         One line naming the declaration and the field.
     """
-    from . import registry, validation
-
     validation.check(declaration, registry.mechanisms(), kernel_keys=registry.KERNEL_KEYS,
                      reward_models=registry.REWARD_MODELS, costs=registry.COSTS)
 

@@ -15,7 +15,7 @@ arguments, which registers its declarations). See docs/plugins.md.
 from dataclasses import dataclass
 from typing import Callable
 
-from . import validation
+from . import provenance, validation
 from .errors import ConfigError
 from .guarantees import Guarantee
 from .params import resolve
@@ -361,8 +361,6 @@ def _commit(new, source):
 
 def _runtime_source(declarations):
     """Provenance of declarations registered at run time: the modules that define them."""
-    from . import provenance
-
     return provenance.of_declarations(declarations)
 
 
@@ -412,12 +410,8 @@ def load_plugins():
     (and the other distribution, for a name clash). What it prints goes to
     stderr, so ``--json`` output stays clean.
     """
-    import contextlib
-    import sys
     import warnings
     from importlib.metadata import entry_points
-
-    from . import provenance
 
     for ep in sorted(entry_points(group="bandsim.plugins"),
                      key=lambda e: (provenance.dist_name(e), e.name)):
@@ -444,8 +438,6 @@ def load_entry_point(ep, source=None):
     import contextlib
     import importlib
     import sys
-
-    from . import provenance
 
     stage = _Stage(source or provenance.of_entry_point(ep))
     _staging.append(stage)

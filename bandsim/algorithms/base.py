@@ -11,8 +11,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import resources
 from ..compat import keyword_dataclass
+from ..engines import elimination_engine
 from ..errors import ConfigError
+from ..kernels import episodic as episodic_kernel
+from ..kernels.shard import EliminationTables
 
 
 @keyword_dataclass
@@ -65,9 +69,6 @@ class Plan:
 
     def run_shard(self, rng, shard):
         """Simulate one shard of runs (:class:`bandsim.kernels.shard.Shard`) in place."""
-        from ..engines import elimination_engine
-        from ..kernels.shard import EliminationTables
-
         tables = EliminationTables(self.batch, self.width, np.int64(self.mech), self.fpar,
                                    self.ipar, np.int64(self.order), bool(self.cumulative))
         elimination_engine(self.mechanism)(rng, shard, tables)
@@ -111,8 +112,6 @@ def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by
     batch, width, fpar, ipar, stages
         As in :class:`Plan`.
     """
-    from .. import resources
-
     field, value = blame or ("horizon", horizon)
     rows = []
     spent = 0
@@ -239,8 +238,7 @@ class EpisodicPlan:
     notes: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        from ..kernels import episodic
-
+        episodic = episodic_kernel
         if self.rule not in (episodic.GEOMETRIC, episodic.GRID):
             raise ConfigError("rule", self.rule, "must be kernels.episodic.GEOMETRIC "
                                                  f"({episodic.GEOMETRIC}) or GRID ({episodic.GRID})")
@@ -253,7 +251,5 @@ class EpisodicPlan:
 
     def run_shard(self, rng, shard):
         """Simulate one shard of runs in place."""
-        from ..kernels.episodic import run_shard
-
-        run_shard(rng, shard, self.index, self.c, self.ratio, self.rule, self.estimator,
+        episodic_kernel.run_shard(rng, shard, self.index, self.c, self.ratio, self.rule, self.estimator,
                   self.noise_scale, self.tie_random)

@@ -45,8 +45,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import check_range
+from ..guarantees import Guarantee
+from ..kernels import codes, episodic, indices, thompson
+from ..mechanisms import SumBatch
+from ..mechanisms.families import InsideEngine
 from ..params import EPSILON, Param
-from ..kernels import indices
+from ..privacy.report import AuditReport, Row
+from ..registry import register as add
 from .base import EPISODIC_SHARD_RUNS, EpisodicPlan, laplace_claim
 from .families import EpisodicIndex, PerRoundThompson
 
@@ -88,8 +93,6 @@ def adap_constants(epsilon, alpha):
 
 
 def _plan_adap(params, kl):
-    from ..kernels import episodic, indices
-
     eps = _epsilon(params)
     alpha = check_range("alpha", params.get("alpha", 3.1), 0.0, None)
     k = adap_constants(eps, alpha)
@@ -138,8 +141,6 @@ def dp_klucb_constants(epsilon, alpha):
 
 
 def _plan_dp_kl(params, imed):
-    from ..kernels import episodic, indices
-
     eps = _epsilon(params)
     alpha = check_range("alpha", params.get("alpha", 2.0), 1.0, None)
     grid = bool(params.get("grid", False))
@@ -234,9 +235,7 @@ class LazyDpTsPlan:
 
     def run_shard(self, rng, shard):
         """Simulate one shard of runs in place."""
-        from ..kernels.thompson import run_lazy_dp_ts_shard
-
-        run_lazy_dp_ts_shard(rng, shard, self.c_shift, self.noise_scale, self.log_factor)
+        thompson.run_lazy_dp_ts_shard(rng, shard, self.c_shift, self.noise_scale, self.log_factor)
 
 
 @dataclass
@@ -253,9 +252,7 @@ class DpTsPlan:
 
     def run_shard(self, rng, shard):
         """Simulate one shard of runs in place."""
-        from ..kernels.thompson import run_dp_ts_shard
-
-        run_dp_ts_shard(rng, shard, self.c_shift, self.chunk_scale, self.node_scale,
+        thompson.run_dp_ts_shard(rng, shard, self.c_shift, self.chunk_scale, self.node_scale,
                         self.log_factor)
 
 
@@ -351,9 +348,6 @@ ALGORITHMS = (
 
 def _dp_ts_batch(n, epsilon):
     """DP-TS's releases: Lap(2/ε) on epoch sums (ε/2) and the binary mechanism (ε/2)."""
-    from ..kernels import codes
-    from ..mechanisms import SumBatch
-
     return SumBatch("dp-ts-composition", int(n), (2.0 / epsilon,), (), codes.NONE,
                     dict(guarantee="ε-DP, central (global)", epsilon=epsilon,
                          theorem=f"{HU_HEGDE}, Theorem 1"), f"{HU_HEGDE}, Theorem 1")
@@ -362,7 +356,7 @@ def _dp_ts_batch(n, epsilon):
 def _audit_dp_ts(batch, algorithm, fold_max=None):
     """DP-TS as a composition: the epoch sums' Laplace, and r + 1 nodes of the binary
     mechanism in epoch r (each Lap(2(r + 1)/ε)), audited exactly and added up."""
-    from ..privacy.audit import AuditReport, Row, audit_laplace
+    from ..privacy.audit import audit_laplace  # the privacy toolkit loads scipy
 
     eps = batch.privacy["epsilon"]
     epoch = audit_laplace(2.0 / eps, eps / 2, batch.n, algorithm=algorithm)
@@ -386,10 +380,6 @@ def _audit_dp_ts(batch, algorithm, fold_max=None):
 
 def register():
     """Register the mechanism of DP-TS and the six algorithms (the public plug-in API)."""
-    from ..guarantees import Guarantee
-    from ..mechanisms.families import InsideEngine
-    from ..registry import register as add
-
     add(InsideEngine(name="dp-ts-composition", summary="Laplace on epoch sums + binary "
                      "mechanism in the current epoch", source=f"{HU_HEGDE}, Algorithm 1",
                      trust="central ε-DP", kind=Guarantee.LAPLACE, batch=_dp_ts_batch,

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
+from ..kernels import sequential
 from ..params import BETA, EPSILON, Param
 from .families import PerStep
 
@@ -96,9 +97,7 @@ class UcbPlan:
 
     def run_shard(self, rng, shard):
         """Simulate one shard of runs in place."""
-        from ..kernels.sequential import run_ucb_shard
-
-        run_ucb_shard(rng, shard, self.gamma, self.scale)
+        sequential.run_ucb_shard(rng, shard, self.gamma, self.scale)
 
 
 @dataclass
@@ -113,9 +112,7 @@ class SePlan:
 
     def run_shard(self, rng, shard):
         """Simulate one shard of runs in place."""
-        from ..kernels.sequential import run_se_shard
-
-        run_se_shard(rng, shard, self.log_horizon)
+        sequential.run_se_shard(rng, shard, self.log_horizon)
 
 
 def plan_ucb1(params, arms, horizon):

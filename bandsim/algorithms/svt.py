@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..kernels import svt as svt_kernel
 from ..params import BETA, EPSILON
 from .families import SVTEngine
 from .per_step import THESIS
@@ -85,9 +86,7 @@ class Se2Plan:
 
     def run_shard(self, rng, shard):
         """Simulate one shard of runs in place."""
-        from ..kernels.svt import run_shard
-
-        run_shard(rng, shard, self.query_threshold, self.elim_width, self.svt_scale,
+        svt_kernel.run_shard(rng, shard, self.query_threshold, self.elim_width, self.svt_scale,
                   self.hist_scale)
 
 

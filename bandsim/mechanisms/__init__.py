@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ..guarantees import Guarantee
 from ..kernels import codes
-from ..registry import register
+from ..registry import get_mechanism, register
 from . import secagg
 from .binary_summation import BinarySummation
 from .families import Exact, InsideEngine, NoiseOnSum, SecAggProtocol, Shuffle
@@ -68,8 +68,6 @@ def batch(name, n, **params):
     ``params`` are the parameters its derivation takes (e.g. ``epsilon``,
     ``p``, ``scale``, ``delta``); others are ignored.
     """
-    from ..registry import get_mechanism
-
     return get_mechanism(name).derive(n, params)
 
 

@@ -8,11 +8,12 @@ underflow with the accuracy τ and divides by g. :func:`mechanism` derives
 (g, τ, m, noise) for one batch exactly as the seed's theorems prescribe and
 returns a :class:`Mechanism` that can be studied outside any bandit::
 
-    from bandsim import protocols
-    mech = protocols.mechanism("dist-dp", n=64, epsilon=0.5, p=0.1)
-    mech.g, mech.tau, mech.m, mech.bits       # 4, 24, 305, 9
-    z = mech.outputs([0.3] * 64, size=10_000, rng=1)              # batched
-    z2 = mech.outputs([0.3] * 64, size=10_000, rng=2, path="per-user")
+    >>> from bandsim.mechanisms.secagg import mechanism
+    >>> mech = mechanism("dist-dp", n=64, epsilon=0.5, p=0.1)
+    >>> mech.g, mech.tau, mech.m, mech.bits
+    (4, 24, 305, 9)
+    >>> z = mech.outputs([0.3] * 64, size=10_000, rng=1)                # batched
+    >>> z2 = mech.outputs([0.3] * 64, size=10_000, rng=2, path="per-user")
 
 Mechanisms (``name``):
 
@@ -59,7 +60,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..compat import positional_deprecated
+from ..engines import secagg_kernel
 from ..errors import ConfigError, check_int, check_range
+from ..instances import clipped_gaussian_moments
+from ..kernels import codes
+from ..kernels.samplers import POISSON_MAX, Q_MIN, SIGMA2_MAX
+from ..registry import get_mechanism
 from .noise_bounds import (dgauss_epsilon_hat, dgauss_sum_tv_bound, dgauss_xi_log,
                            dlaplace_variance, laplace_noise, skellam_rdp)
 
@@ -139,8 +145,6 @@ class Batch:
 
     def _kernel(self, name):
         """The SecAgg kernel ``name``, rebound to a plug-in's samplers when it has its own."""
-        from ..engines import secagg_kernel
-
         return secagg_kernel(self.name, name)
 
     def info(self):
@@ -198,9 +202,6 @@ class Batch:
         (clip(N(mean, sigma²), 0, 1); batched sums of more than 64 users use
         the moment-matched normal of :func:`kernels.rewards.encoded_sum`).
         """
-        from bandsim.kernels import codes
-        from ..instances import clipped_gaussian_moments
-
         mean = check_range("mean", mean, 0.0, 1.0, lo_open=False, hi_open=False)
         size = check_int("size", size, 1)
         rng = np.random.default_rng(rng)
@@ -249,9 +250,6 @@ def check_sampler_ranges(code, n, epsilon, fpar, scale=1.0):
     discrete-Gaussian σ² above 2^90: the same limits here give one clear line
     before any work.
     """
-    from bandsim.kernels import codes
-    from bandsim.kernels.samplers import POISSON_MAX, Q_MIN, SIGMA2_MAX
-
     fpar = [float(v) for v in fpar]
     if code in (codes.DIST_DP, codes.CENTRAL, codes.LOCAL, codes.DIST_DP_SHUFFLE):
         q = fpar[0]
@@ -328,24 +326,18 @@ def _laplace_batch(name, code, theorem, n, epsilon, p, model, where, eps=None, f
 
 def dist_dp(n, epsilon, p=0.1):
     """Theorem 1: Pólya pairs per user, Lap_Z(g/ε) in total; ε-DP (distributed)."""
-    from bandsim.kernels import codes
-
     return _laplace_batch("dist-dp", codes.DIST_DP, f"{PAPER}, Theorem 1", n, epsilon, p,
                           "distributed, SecAgg", "sum of Pólya pairs")
 
 
 def central(n, epsilon, p=0.1):
     """Theorem 5 (Algorithms 4, 5): Lap_Z(g/ε) added by the analyzer; central ε-DP."""
-    from bandsim.kernels import codes
-
     return _laplace_batch("central", codes.CENTRAL, f"{PAPER}, Theorem 5", n, epsilon, p,
                           "central", "added by the analyzer")
 
 
 def dist_dp_shuffle(n, epsilon, p=0.1, relax_q=None):
     """Theorem 3: Theorem 1 at ε' = ε/2 over an (ε̂ = ε/4, q̂)-relaxed SecAgg (q̂ = p')."""
-    from bandsim.kernels import codes
-
     qhat = p if relax_q is None else check_range("relax_q", relax_q, 0.0, 1.0, lo_open=False)
     privacy = dict(guarantee="pure DP (distributed, secure shuffling)", epsilon=epsilon,
                    epsilon_secagg=epsilon / 2, epsilon_relaxation=epsilon / 4, relax_q=qhat,
@@ -362,8 +354,6 @@ def local(n, epsilon, p=0.1):
     sqrt(2nL) when n ≥ 2L (its stated condition), and Lemma 5's tail for
     every n otherwise.
     """
-    from bandsim.kernels import codes
-
     n, epsilon, p, _ = check_protocol_params(n, epsilon, p)
     L = math.log(2 / p)
     rounding = math.sqrt(2 * n)
@@ -380,8 +370,6 @@ def local(n, epsilon, p=0.1):
 
 def dist_rdp(n, epsilon, p=0.1, scale=10.0):
     """Theorem 2: Skellam Sk(0, g²/(nε²)) per user, g = ⌈sε√n⌉; RDP ε̂(α)."""
-    from bandsim.kernels import codes
-
     n, epsilon, p, scale = check_protocol_params(n, epsilon, p, scale)
     L = math.log(2 / p)
     g = math.ceil(scale * epsilon * math.sqrt(n))
@@ -401,8 +389,6 @@ def dist_rdp(n, epsilon, p=0.1, scale=10.0):
 
 def dist_cdp(n, epsilon, p=0.1, scale=10.0):
     """Theorem 4: discrete Gaussian N_Z(0, g²/(nε²)) per user; ρ-zCDP (Lemma 4)."""
-    from bandsim.kernels import codes
-
     n, epsilon, p, scale = check_protocol_params(n, epsilon, p, scale)
     L = math.log(2 / p)
     g = math.ceil(scale * epsilon * math.sqrt(n))
@@ -458,8 +444,6 @@ def mechanism(name, n, epsilon, p=0.1, scale=1.0, **kwargs):
     ----------
     Chowdhury & Zhou (ICLR 2023): g, τ, m of Theorems 1–6; m = n g + 2τ + 1.
     """
-    from ..registry import get_mechanism
-
     spec = get_mechanism(name)
     params = dict(epsilon=epsilon, p=p, scale=scale, **kwargs)
     return spec.batch(n, **{k: v for k, v in params.items() if k in spec.takes or k in kwargs})

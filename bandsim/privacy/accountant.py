@@ -45,6 +45,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..errors import ConfigError, check_int, check_range
+from ..registry import get_algorithm, get_mechanism
 from . import audit as A
 from . import pmf as P
 
@@ -138,8 +139,6 @@ class _Batch:
 
     def __init__(self, algorithm, epsilon, batch_size, delta=None, scale=None, p=None,
                  horizon=10**7):
-        from ..registry import get_algorithm, get_mechanism
-
         algo = get_algorithm(algorithm)
         if algo.name not in A.auditable():
             raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(A.auditable())}")

@@ -66,7 +66,9 @@ import time
 
 import numpy as np
 
-from ..errors import ConfigError
+from .. import registry
+from ..errors import ConfigError, check_int
+from ..registry import get_algorithm, get_mechanism
 from . import pmf as P
 from .report import AuditReport, Row
 
@@ -198,8 +200,6 @@ def audit_points(mech, fold_max=FOLD_MAX):
 
 
 def _spec(mech):
-    from ..registry import get_mechanism
-
     return get_mechanism(mech.name)
 
 
@@ -445,9 +445,6 @@ def audit(algorithm, epsilon, batch_size, delta=None, scale=None, p=None, horizo
     ConfigError
         Unknown or non-auditable algorithm, missing or out-of-range parameters.
     """
-    from ..errors import check_int
-    from ..registry import get_algorithm, get_mechanism
-
     algo = get_algorithm(algorithm)
     if algo.name not in auditable():
         raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(auditable())}")
@@ -504,9 +501,7 @@ def audit_of(spec):
 
 def auditable():
     """Registered algorithms whose mechanism has an exact audit (names)."""
-    from ..registry import auditable as names
-
-    return names()
+    return registry.auditable()
 
 
 __all__ = ["ALPHAS", "AuditReport", "FAMILY_AUDITS", "Row", "audit", "audit_laplace",

@@ -20,6 +20,9 @@ import dataclasses
 import math
 
 from ..errors import ConfigError
+from ..kernels import secagg as ksecagg
+from ..kernels._jit import rebind
+from ..registry import get_mechanism, register
 
 
 def under_noised(b, f):
@@ -39,8 +42,6 @@ def under_noised(b, f):
     ConfigError
         For a mechanism whose noise parameters are unknown here.
     """
-    from ..registry import get_mechanism
-
     if not 0 <= f < 1:
         raise ConfigError("f", f, "must lie in [0, 1)")
     spec = get_mechanism(b.name)
@@ -97,10 +98,6 @@ def inverted_polya_mechanism(name="dist-dp"):
     to a Pólya sampler drawing Poisson(Gamma(r, (1 − β)/β)). Derive its
     batches with :meth:`bandsim.Mechanism.derive` as usual.
     """
-    from ..kernels import secagg as ksecagg
-    from ..kernels._jit import rebind
-    from ..registry import get_mechanism, register
-
     bug = f"{name}-inverted-polya"
     if bug not in _INVERTED:
         spec = get_mechanism(name)

@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from ..registry import get_mechanism
 from . import audit as A
 from .pmf import PmfTooLarge
 
@@ -97,8 +98,6 @@ def result_privacy(algo, params, plan, horizon, audit=True):
         (module docstring), or just ``{"guarantee": "none"}`` for
         non-private algorithms.
     """
-    from ..registry import get_mechanism
-
     spec = get_mechanism(algo.mechanism) if algo.mechanism else None
     claim = _claimed(algo, spec, params, plan)
     if spec is None or not spec.auditable:

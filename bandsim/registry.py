@@ -12,7 +12,12 @@ from an installed package through the entry-point group ``bandsim.plugins``
 (each entry point names a module, or a callable that is called once with no
 arguments, which registers its declarations). See docs/plugins.md.
 """
+import contextlib
+import importlib
+import sys
+import warnings
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from typing import Callable
 
 from . import provenance, validation
@@ -410,9 +415,6 @@ def load_plugins():
     (and the other distribution, for a name clash). What it prints goes to
     stderr, so ``--json`` output stays clean.
     """
-    import warnings
-    from importlib.metadata import entry_points
-
     for ep in sorted(entry_points(group="bandsim.plugins"),
                      key=lambda e: (provenance.dist_name(e), e.name)):
         source = provenance.of_entry_point(ep)
@@ -435,10 +437,6 @@ def load_entry_point(ep, source=None):
     Raises whatever the plug-in raises; nothing is registered here (see
     :func:`load_plugins`). stdout is redirected to stderr while it runs.
     """
-    import contextlib
-    import importlib
-    import sys
-
     stage = _Stage(source or provenance.of_entry_point(ep))
     _staging.append(stage)
     try:

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import registry, resources
 from ._version import __version__
+from .datasets import load_instance
 from .errors import ConfigError, check_int
 from .instances import GAUSSIAN_NOTE, NAMED, Instance, berry_esseen_bound, make_instance
 from .kernels._jit import SOURCE_DIGEST
@@ -303,8 +304,6 @@ def _given_instance(instance, instance_file, means, arms):
         raise ConfigError("instance_file", str(instance_file),
                           "give either an instance file or --instance/--means, not both")
     if instance_file is not None:
-        from .datasets import load_instance
-
         instance = load_instance(instance_file)
     if arms is not None and int(arms) != instance.arms:
         raise ConfigError("arms", arms, f"the instance has {instance.arms} arms")

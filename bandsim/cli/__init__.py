@@ -11,6 +11,7 @@ one line naming the field and its allowed range.
 """
 import sys
 
+from .._version import __version__
 from ..errors import ConfigError
 from . import audit, instances, listing, results, run, studies, suite
 from .common import Parser, wide_console
@@ -18,7 +19,6 @@ from .common import Parser, wide_console
 
 def build_parser():
     """The argument parser of every command (plug-ins loaded first)."""
-    from .. import __version__
 
     parser = Parser(
         prog="bandsim",

@@ -1,12 +1,12 @@
 """``bandsim list``: algorithms, mechanisms, instances and figures, from their declarations."""
+from ..instances import NAMED
+from ..registry import algorithms, mechanisms
+from ..studies.figures import FIGURES
 from .common import wide_console
 
 
 def cmd_list(console):
     from rich.table import Table
-
-    from ..instances import NAMED
-    from ..registry import algorithms, mechanisms
 
     t = Table(title="algorithms")
     for c in ("name", "trust model", "engine", "mechanism", "parameters (default)", "rewards",
@@ -33,7 +33,6 @@ def cmd_list(console):
     t.add_row("--means", "explicit arm means in [0, 1]")
     t.add_row("--instance-file", "an instance file built from data (`bandsim instances build`)")
     console.print(t)
-    from ..studies.figures import FIGURES
 
     t = Table(title="figures (bandsim reproduce FIGURE --out DIR)")
     for c in ("name", "source", "title"):

@@ -6,6 +6,8 @@
 moved against a previous board. See docs/suite.md.
 """
 from ..errors import ConfigError
+from ..studies import leaderboard as lb
+from ..studies.suite import SUITE_VERSION, run_suite
 from .common import one_int, wide_console
 
 
@@ -37,9 +39,6 @@ def add_parser(sub):
 
 
 def cmd_suite(args, console):
-    from ..studies import leaderboard as lb
-    from ..studies.suite import SUITE_VERSION, run_suite
-
     algorithms = None
     if args.algorithms is not None:
         algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()]

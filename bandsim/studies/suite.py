@@ -39,7 +39,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .. import registry
+from ..datasets import load_instance
 from ..errors import ConfigError, check_int
+from ..runner import prepare, versions
 
 SUITE_VERSION = "2026.11"
 #: δ given to every algorithm that declares a ``delta`` parameter.
@@ -162,8 +164,6 @@ def package_instance(name):
         No such package-data file.
     """
     from importlib.resources import as_file, files
-
-    from ..datasets import load_instance
 
     res = files("bandsim") / "data" / name
     if not res.is_file():
@@ -302,7 +302,6 @@ def get_tier(tier):
 
 def run_job(job, threads=None, checkpoints=16, progress=None):
     """Simulate one configuration; returns (Result, seconds incl. planning and audit)."""
-    from ..runner import prepare
 
     kw, _, _ = job.instance.resolve()
     params = {k: v for k, v in (("epsilon", job.epsilon), ("delta", job.delta)) if v is not None}
@@ -437,7 +436,6 @@ def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console
             if sub is not None:
                 bar.remove_task(sub)
             bar.advance(total)
-    from ..runner import versions
 
     meta = dict(
         suite_version=SUITE_VERSION, tier=t.name, standard=standard,

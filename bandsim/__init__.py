@@ -10,6 +10,7 @@ Plug-ins declare an :class:`Algorithm` or a :class:`Mechanism` and
 (docs/plugins.md).
 """
 from ._version import __version__
+from . import loading as _loading  # noqa: F401  (installs the plug-in loader)
 from . import registry as _registry
 from .errors import ConfigError
 from .params import Derived, Param

@@ -13,11 +13,8 @@ from an installed package through the entry-point group ``bandsim.plugins``
 arguments, which registers its declarations). See docs/plugins.md.
 """
 import contextlib
-import importlib
 import sys
-import warnings
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Callable
 
 from . import provenance, validation
@@ -253,6 +250,9 @@ _state = {"builtins": 0, "plugins": False}
 #: The plug-in whose entry point is loading: its declarations are staged here and
 #: committed together when it returns (all or none).
 _staging = []
+#: Loads the installed plug-ins (bandsim.loading registers it; the registry imports nothing
+#: above it).
+_LOADER = []
 
 
 class _Stage:
@@ -403,50 +403,49 @@ def _load():
         load_plugins()
 
 
+def plugins_loaded():
+    """Mark the installed plug-ins as loaded without loading them (``bandsim plugin check``
+    loads the one it checks by itself)."""
+    _state["plugins"] = True
+
+
 def load_plugins():
-    """Load every installed plug-in (entry-point group ``bandsim.plugins``), after the built-ins.
+    """Load every installed plug-in (:func:`bandsim.loading.load_plugins`)."""
+    if _LOADER:
+        _LOADER[0]()
 
-    Each entry point names a module (imported once; it calls :func:`register`)
-    or a callable (called once with no arguments). Its declarations are
-    staged and registered together when it returns. A plug-in that raises
-    (``SystemExit`` included), declares something invalid, or takes a name
-    that is already registered (by bandsim or by another distribution) is
-    skipped whole, with one warning naming its entry point and distribution
-    (and the other distribution, for a name clash). What it prints goes to
-    stderr, so ``--json`` output stays clean.
+
+def set_loader(loader):
+    """The function that loads installed plug-ins (set by :mod:`bandsim.loading`)."""
+    _LOADER[:] = [loader]
+
+
+@contextlib.contextmanager
+def staged(source):
+    """Stage every :func:`register` call inside the block (yields the stage).
+
+    The declarations are validated when registered but only visible to
+    look-ups inside the block; :func:`commit` registers them together.
+    stdout goes to stderr meanwhile (a plug-in's prints cannot corrupt
+    ``--json`` output).
     """
-    for ep in sorted(entry_points(group="bandsim.plugins"),
-                     key=lambda e: (provenance.dist_name(e), e.name)):
-        source = provenance.of_entry_point(ep)
-        label = (f"bandsim plug-in {ep.name!r} ({ep.value}) of distribution "
-                 f"{source['distribution']} {source['version']}")
-        try:
-            stage = load_entry_point(ep, source)
-            _commit_stage(stage)
-        except (Exception, SystemExit) as e:  # a broken plug-in must not break bandsim
-            what = (f"exited (SystemExit {e.code!r})" if isinstance(e, SystemExit)
-                    else f"{type(e).__name__}: {e}")
-            warnings.warn(f"{label} skipped: {what}", stacklevel=2)
-        finally:
-            sys.stdout.flush()
-
-
-def load_entry_point(ep, source=None):
-    """Load one entry point with its declarations staged; the staged declarations.
-
-    Raises whatever the plug-in raises; nothing is registered here (see
-    :func:`load_plugins`). stdout is redirected to stderr while it runs.
-    """
-    stage = _Stage(source or provenance.of_entry_point(ep))
+    stage = _Stage(source)
     _staging.append(stage)
     try:
         with contextlib.redirect_stdout(sys.stderr):
-            obj = ep.load()
-            if callable(obj) and not isinstance(obj, type(importlib)):
-                obj()
+            yield stage
     finally:
         _staging.pop()
-    return stage
+
+
+def commit(stage):
+    """Register a stage's declarations together, or none if a name is taken (ConfigError)."""
+    _commit_stage(stage)
+
+
+def declarations(stage):
+    """The staged declarations (mechanisms first) of a stage."""
+    return list(stage.mechanisms.values()) + list(stage.algorithms.values())
 
 
 def _commit_stage(stage):

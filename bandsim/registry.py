@@ -233,7 +233,7 @@ class Algorithm:
 
     @property
     def private(self):
-        return self.mechanism is not None and get_mechanism(self.mechanism).kind != "none"
+        return self.mechanism is not None and get_mechanism(self.mechanism).kind.private
 
 
 #: Where a declaration comes from: ``bandsim`` (built-in), a distribution, or run time.

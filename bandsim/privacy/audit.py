@@ -63,6 +63,7 @@ Sajed (2019), Algorithm 9, Theorem 5.1.1; Tenenbaum et al. (2021), Appendix A, T
 """
 import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -194,7 +195,7 @@ def audit_points(mech, fold_max=FOLD_MAX):
     g, _, m = (int(v) for v in mech.ipar)
     if m <= fold_max:
         return 2 * m
-    if _spec(mech).kind in ("rdp", "zcdp", "approx"):
+    if _spec(mech).kind.windowed:
         return 2 * int(64 * g + 40 * math.sqrt(mech.noise_variance)) + 129
     return 8 * g + 129
 
@@ -233,70 +234,110 @@ def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
         params["scale"] = mech.scale
     name = algorithm or mech.name
     notes = []
-    kind = spec.kind
     relax_q = mech.fpar[2] if "relax_q" in mech.extra else None  # what the kernel reads
     folded = m <= fold_max
     if folded:
         view = P.fold(law, m)
     else:
-        view = _window_view(law, g, kind in ("rdp", "zcdp", "approx"))
+        view = _window_view(law, g, spec.kind.windowed)
         notes.append(f"m = {m:,} is too large to fold: audited H = Σx̂ + Ση on ℤ (the "
                      f"theorems' object) on the window |k| ≤ {view.hi:,} (mass outside ≤ "
                      f"{view.dropped:.1g}); the view ŷ = H mod m is a function of H, so it is "
                      "at least as private")
-    if kind == "pure":
-        if relax_q is not None and folded:
-            view = _relaxed(view, relax_q)
-        exact, d, scanned = _pure_epsilon(view, g)
-        err = _ratio_error(view, law)
-        v = (f"view: {spec.view} = (x̂ + noise) mod m = {m:,}, noise {mech.noise}; "
-             f"neighbours: x̂ moved by d ∈ 1…{g} "
-             f"({scanned} shift(s) scanned, worst d = {d})")
-        if relax_q is not None:
-            priv = mech.privacy
-            eps_sa, eps_rel = priv["epsilon_secagg"], priv["epsilon_relaxation"]
-            rows = [Row("ε' of the modular sum (max log-ratio)", eps_sa, exact, err,
-                        short="ε'"),
-                    Row("ε = 2ε̂ + ε' (ε̂ from the relaxation, not simulated)",
-                        priv["epsilon"], 2 * eps_rel + exact, err, short="ε = 2ε̂ + ε'")]
-            v += f"; S is q̂-relaxed: uniform on ℤ_m w.p. q̂ = {relax_q:.3g}"
-            notes.append("the relaxed SecAgg's ε̂-security (Cheu–Yan shuffle) is taken from "
-                         "Chowdhury & Zhou's Theorem 3, not audited: the simulator does not "
-                         "model the shuffled bit vectors")
-            guarantee = f"ε-DP via shuffling ({mech.theorem})"
-            headline = 1
-        else:
-            rows = [Row("ε (max log-ratio)", mech.privacy["epsilon"], exact, err, short="ε")]
-            guarantee = f"{spec.trust} ({mech.theorem})"
-            headline = 0
-        if spec.user_law is not None:
-            rows.append(_user_path_row(spec, mech, g, m, folded, relax_q, rows[0].claimed))
-            v += ("; the batched path's law is read from fpar[0], the per-user path's from "
-                  "its own parameter (both audited)")
-        return AuditReport(algorithm=name, guarantee=guarantee, view=v, params=params,
-                           rows=rows, headline=headline, notes=notes,
-                           seconds=time.perf_counter() - t0)
-    if kind == "approx":
-        return _audit_approx(mech, spec, view, name, params, notes, t0)
-    d = g
-    div = _renyi_both(view, d)
-    err = _renyi_error(view, law)
-    if kind == "rdp":
-        rows = []
-        for a, x in zip(ALPHAS, div):
-            claim, also = spec.claim(mech, a)
-            rows.append(Row(f"ε(α), α = {a}", claim, float(x), err, also=also,
-                            shown=a in ALPHAS_SHOWN, short=f"ε(α={a})"))
-        guarantee = f"(α, ε̂(α))-RDP for α = 2, 3, … ({mech.theorem})"
-        v = (f"view: ŷ = (x̂ + N) mod m = {m:,}, N ~ {mech.noise}; neighbours: x̂ moved by "
-             f"d = g = {g}; claimed ε̂(α): {mech.privacy.get('formula', spec.source)}")
-        return AuditReport(algorithm=name, guarantee=guarantee, view=v, params=params,
-                           rows=rows, notes=notes, seconds=time.perf_counter() - t0)
-    if kind != "zcdp":
-        raise ConfigError("mechanism", mech.name, f"privacy kind {kind!r} has no SecAgg audit")
+    strategy = _SECAGG_AUDITS.get(spec.kind.audit)
+    if strategy is None:
+        raise ConfigError("mechanism", mech.name,
+                          f"guarantee {spec.kind} has no audit of the SecAgg protocol")
+    return strategy(_View(mech=mech, spec=spec, law=law, view=view, g=g, m=m, n=n,
+                          params=params, name=name, notes=notes, t0=t0, folded=folded,
+                          relax_q=relax_q))
+
+
+@dataclass(frozen=True, kw_only=True)
+class _View:
+    """What every SecAgg audit strategy reads: the batch, its declaration and its view."""
+
+    mech: object
+    spec: object
+    law: object
+    view: object
+    g: int
+    m: int
+    n: int
+    params: dict
+    name: str
+    notes: list
+    t0: float
+    folded: bool
+    relax_q: float = None
+
+
+def _secagg_pure(c):
+    """ε-DP: the largest log-ratio of the view under shifts d = 1…g (both paths)."""
+    mech, spec, view, g, m, relax_q = c.mech, c.spec, c.view, c.g, c.m, c.relax_q
+    if relax_q is not None and c.folded:
+        view = _relaxed(view, relax_q)
+    exact, d, scanned = _pure_epsilon(view, g)
+    err = _ratio_error(view, c.law)
+    v = (f"view: {spec.view} = (x̂ + noise) mod m = {m:,}, noise {mech.noise}; "
+         f"neighbours: x̂ moved by d ∈ 1…{g} "
+         f"({scanned} shift(s) scanned, worst d = {d})")
+    if relax_q is not None:
+        priv = mech.privacy
+        eps_sa, eps_rel = priv["epsilon_secagg"], priv["epsilon_relaxation"]
+        rows = [Row("ε' of the modular sum (max log-ratio)", eps_sa, exact, err,
+                    short="ε'"),
+                Row("ε = 2ε̂ + ε' (ε̂ from the relaxation, not simulated)",
+                    priv["epsilon"], 2 * eps_rel + exact, err, short="ε = 2ε̂ + ε'")]
+        v += f"; S is q̂-relaxed: uniform on ℤ_m w.p. q̂ = {relax_q:.3g}"
+        c.notes.append("the relaxed SecAgg's ε̂-security (Cheu–Yan shuffle) is taken from "
+                       "Chowdhury & Zhou's Theorem 3, not audited: the simulator does not "
+                       "model the shuffled bit vectors")
+        guarantee = f"ε-DP via shuffling ({mech.theorem})"
+        headline = 1
+    else:
+        rows = [Row("ε (max log-ratio)", mech.privacy["epsilon"], exact, err, short="ε")]
+        guarantee = f"{spec.trust} ({mech.theorem})"
+        headline = 0
+    if spec.user_law is not None:
+        rows.append(_user_path_row(spec, mech, g, m, c.folded, relax_q, rows[0].claimed))
+        v += ("; the batched path's law is read from fpar[0], the per-user path's from "
+              "its own parameter (both audited)")
+    return AuditReport(algorithm=c.name, guarantee=guarantee, view=v, params=c.params,
+                       rows=rows, headline=headline, notes=c.notes,
+                       seconds=time.perf_counter() - c.t0)
+
+
+def _secagg_approx(c):
+    """(ε, δ)-DP: the hockey-stick divergence δ(ε) of the view."""
+    return _audit_approx(c.mech, c.spec, c.view, c.name, c.params, c.notes, c.t0)
+
+
+def _secagg_rdp(c):
+    """RDP: D_α of the view shifted by d = g, against the claimed curve ε̂(α)."""
+    mech, spec, g, m = c.mech, c.spec, c.g, c.m
+    div = _renyi_both(c.view, g)
+    err = _renyi_error(c.view, c.law)
+    rows = []
+    for a, x in zip(ALPHAS, div):
+        claim, also = spec.claim(mech, a)
+        rows.append(Row(f"ε(α), α = {a}", claim, float(x), err, also=also,
+                        shown=a in ALPHAS_SHOWN, short=f"ε(α={a})"))
+    guarantee = f"(α, ε̂(α))-RDP for α = 2, 3, … ({mech.theorem})"
+    v = (f"view: ŷ = (x̂ + N) mod m = {m:,}, N ~ {mech.noise}; neighbours: x̂ moved by "
+         f"d = g = {g}; claimed ε̂(α): {mech.privacy.get('formula', spec.source)}")
+    return AuditReport(algorithm=c.name, guarantee=guarantee, view=v, params=c.params,
+                       rows=rows, notes=c.notes, seconds=time.perf_counter() - c.t0)
+
+
+def _secagg_zcdp(c):
+    """ρ-zCDP: max_α D_α/α of the view shifted by d = g, against the claimed ρ."""
+    mech, law, g, m, n, notes = c.mech, c.law, c.g, c.m, c.n, c.notes
+    div = _renyi_both(c.view, g)
+    err = _renyi_error(c.view, law)
     rho = mech.privacy["rho"]
     ratios = div / np.array(ALPHAS, dtype=float)
-    lb = not view.exact
+    lb = not c.view.exact
     rows = [Row("ρ = max_α D_α/α (zCDP)", rho, float(ratios.max()), err,
                 also=f"argmax α = {ALPHAS[int(ratios.argmax())]}; "
                      f"ε̂ = {mech.privacy['epsilon_hat']:.6g}", lower_bound=lb, short="ρ")]
@@ -307,15 +348,20 @@ def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
         notes.append(f"per-user σ² = {law.sigma2:.3g} is too small for the Poisson-summation "
                      f"form: the sum's pmf is known on |k| ≤ {law.support_limit:,} only, and "
                      "the divergences are lower bounds")
-    params["sigma2_per_user"] = mech.fpar[0] / n
+    c.params["sigma2_per_user"] = mech.fpar[0] / n
     guarantee = f"ρ-zCDP, ρ = ε̂²/2 ({mech.theorem}, Lemma 4 per batch)"
     v = (f"view: ŷ = (x̂ + N) mod m = {m:,}, N = sum of n = {n:,} N_ℤ(0, {mech.fpar[0] / n:.6g}) "
          f"(exact law, {law.method}; modulation {law.modulation:.2g}); neighbours: x̂ moved "
          f"by d = g = {g}; the check covers α = 2…64")
     notes.append("ρ-zCDP asks D_α ≤ ρα for every α > 1; orders in (1, 2) and above 64 are not "
                  "audited")
-    return AuditReport(algorithm=name, guarantee=guarantee, view=v, params=params, rows=rows,
-                       notes=notes, seconds=time.perf_counter() - t0)
+    return AuditReport(algorithm=c.name, guarantee=guarantee, view=v, params=c.params,
+                       rows=rows, notes=notes, seconds=time.perf_counter() - c.t0)
+
+
+#: The audit of the SecAgg protocol's view for each guarantee's statistic (``Guarantee.audit``).
+_SECAGG_AUDITS = {"max-log-ratio": _secagg_pure, "hockey-stick": _secagg_approx,
+                  "renyi": _secagg_rdp, "renyi/alpha": _secagg_zcdp}
 
 
 def _audit_approx(mech, spec, view, name, params, notes, t0):

@@ -20,6 +20,7 @@ import dataclasses
 import math
 
 from ..errors import ConfigError
+from ..guarantees import Guarantee
 from ..kernels import secagg as ksecagg
 from ..kernels._jit import rebind
 from ..registry import get_mechanism, register
@@ -47,7 +48,7 @@ def under_noised(b, f):
     spec = get_mechanism(b.name)
     k = 1.0 - f
     fpar = tuple(b.fpar)
-    if spec.kind == "laplace":  # Lap(b) on the sum: fpar = (b,)
+    if spec.kind is Guarantee.LAPLACE:  # Lap(b) on the sum: fpar = (b,)
         return dataclasses.replace(b, fpar=(fpar[0] * k,) + fpar[1:])
     if spec.family == "shuffle":  # Var ∝ τ: fpar = (τ,), and the mechanism object
         import copy
@@ -55,13 +56,13 @@ def under_noised(b, f):
         mech = copy.copy(b.extra["mech"])
         mech.tau *= k * k
         return dataclasses.replace(b, fpar=(mech.tau,) + fpar[1:], extra=dict(b.extra, mech=mech))
-    if spec.noise_law is not None and len(fpar) >= 2 and spec.kind == "pure":
+    if spec.noise_law is not None and len(fpar) >= 2 and spec.kind is Guarantee.PURE:
         # discrete Laplace family: fpar = (q, β, …), scale g/ε = −1/log β
         log_beta = math.log1p(-fpar[0]) / k
         return dataclasses.replace(b, fpar=(-math.expm1(log_beta), math.exp(log_beta))
                                    + fpar[2:])
     idx = b.extra.get("noise_scale_fpar") if hasattr(b, "extra") else None
-    if spec.kind in ("rdp", "zcdp") and idx is None:
+    if spec.kind in (Guarantee.RDP, Guarantee.ZCDP) and idx is None:
         idx = 0  # Skellam μ (variance 2μ), discrete Gaussian σ²: a variance
     if idx is None:
         raise ConfigError("mechanism", b.name, "has no known noise scale to reduce")

@@ -50,7 +50,7 @@ def _largest_batch(plan):
 
 def _claimed(algo, spec, params, plan):
     """The claimed guarantee: the plan's own statement, else the mechanism's batch claim."""
-    if spec is None or spec.kind == "none":
+    if spec is None or not spec.kind.private:
         return dict(guarantee="none")
     claim = dict(plan.privacy) if getattr(plan, "privacy", None) else {}
     if not claim:
@@ -112,7 +112,7 @@ def result_privacy(algo, params, plan, horizon, audit=True):
         info["matches_plan"] = _matches_plan(batch, plan, s, k)
     elif getattr(plan, "noise_scale", None) is not None and batch.fpar:
         info["matches_plan"] = bool(math.isclose(plan.noise_scale, batch.fpar[0]))
-    limit = CHEAP_POINTS[1] if spec.kind in ("rdp", "zcdp") else CHEAP_POINTS[0]
+    limit = CHEAP_POINTS[1] if spec.kind.expensive else CHEAP_POINTS[0]
     fold_max = min(A.FOLD_MAX, limit // 2)  # else H's window, if that is cheaper
     try:
         audit_points = A.audit_of(spec)[1]

@@ -222,7 +222,7 @@ def dp_ts_constants(epsilon, log2=True):
                 node_scale=2.0 / epsilon, log_factor=log_factor(log2))
 
 
-@dataclass
+@dataclass(kw_only=True)
 class LazyDpTsPlan:
     """Plan for :func:`kernels.thompson.run_lazy_dp_ts_shard`."""
 
@@ -238,7 +238,7 @@ class LazyDpTsPlan:
         thompson.run_lazy_dp_ts_shard(rng, shard, self.c_shift, self.noise_scale, self.log_factor)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class DpTsPlan:
     """Plan for :func:`kernels.thompson.run_dp_ts_shard`."""
 
@@ -266,8 +266,9 @@ def plan_lazy_dp_ts(params, arms, horizon):
                    noise="Lap(1/ε) on each chunk sum", posterior="Beta(m̄ O + 1, (1 − m̄) O + 1)")]
     privacy = laplace_claim(eps, "Hu & Hegde, UAI 2022, Theorem 3",
                             "each chunk's reward sum (chunks are disjoint)", k["noise_scale"])
-    return LazyDpTsPlan(k["c_shift"], k["noise_scale"], k["log_factor"],
-                        per_round_shard_runs(horizon), stages, privacy)
+    return LazyDpTsPlan(c_shift=k["c_shift"], noise_scale=k["noise_scale"],
+                        log_factor=k["log_factor"], shard_runs=per_round_shard_runs(horizon),
+                        stages=stages, privacy=privacy)
 
 
 def plan_dp_ts(params, arms, horizon):
@@ -284,8 +285,9 @@ def plan_dp_ts(params, arms, horizon):
                             "binary mechanism of the current epoch (ε/2)", k["chunk_scale"],
                             node_scale=f"{k['node_scale']:g} (r + 1) in epoch r",
                             composition="ε/2 + ε/2 (basic composition)")
-    return DpTsPlan(k["c_shift"], k["chunk_scale"], k["node_scale"], k["log_factor"],
-                    per_round_shard_runs(horizon), stages, privacy)
+    return DpTsPlan(c_shift=k["c_shift"], chunk_scale=k["chunk_scale"],
+                    node_scale=k["node_scale"], log_factor=k["log_factor"],
+                    shard_runs=per_round_shard_runs(horizon), stages=stages, privacy=privacy)
 
 
 # ---------------------------------------------------------------- declarations
@@ -348,9 +350,11 @@ ALGORITHMS = (
 
 def _dp_ts_batch(n, epsilon):
     """DP-TS's releases: Lap(2/ε) on epoch sums (ε/2) and the binary mechanism (ε/2)."""
-    return SumBatch("dp-ts-composition", int(n), (2.0 / epsilon,), (), codes.NONE,
-                    dict(guarantee="ε-DP, central (global)", epsilon=epsilon,
-                         theorem=f"{HU_HEGDE}, Theorem 1"), f"{HU_HEGDE}, Theorem 1")
+    return SumBatch(name="dp-ts-composition", n=int(n), fpar=(2.0 / epsilon,), ipar=(),
+                    code=codes.NONE, privacy=dict(guarantee="ε-DP, central (global)",
+                                                  epsilon=epsilon,
+                                                  theorem=f"{HU_HEGDE}, Theorem 1"),
+                    theorem=f"{HU_HEGDE}, Theorem 1")
 
 
 def _audit_dp_ts(batch, algorithm, fold_max=None):
@@ -360,15 +364,15 @@ def _audit_dp_ts(batch, algorithm, fold_max=None):
 
     eps = batch.privacy["epsilon"]
     epoch = audit_laplace(2.0 / eps, eps / 2, batch.n, algorithm=algorithm)
-    rows = [Row("ε of an epoch sum (Lap(2/ε))", eps / 2, epoch.rows[0].exact, 1e-12,
+    rows = [Row("ε of an epoch sum (Lap(2/ε))", eps / 2, epoch.rows[0].exact, error=1e-12,
                 short="ε epoch")]
     worst = 0.0
     for r in range(0, 40):  # epochs r = 0 … 39 (2^40 pulls of one arm)
         node = audit_laplace(2.0 * (r + 1) / eps, eps / (2 * (r + 1)), batch.n)
         worst = max(worst, (r + 1) * node.rows[0].exact)
     rows.append(Row("ε of the binary mechanism (r + 1 nodes, worst epoch r)", eps / 2, worst,
-                    1e-12, short="ε tree"))
-    rows.append(Row("ε total (basic composition)", eps, rows[0].exact + worst, 1e-12,
+                    error=1e-12, short="ε tree"))
+    rows.append(Row("ε total (basic composition)", eps, rows[0].exact + worst, error=1e-12,
                     short="ε"))
     view = ("a reward enters one epoch sum + Lap(2/ε) and at most r + 1 nodes of the binary "
             "mechanism of its epoch, each + Lap(2(r + 1)/ε); sensitivity 1 each")

@@ -84,7 +84,7 @@ def dp_ucb_constants(arms, horizon, epsilon, beta, gamma="levels"):
     return dict(levels=m, node_scale=m / epsilon, gamma=g, gamma_reading=gamma)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class UcbPlan:
     """Plan for :func:`kernels.sequential.run_ucb_shard` (UCB1 and DP-UCB)."""
 
@@ -100,7 +100,7 @@ class UcbPlan:
         sequential.run_ucb_shard(rng, shard, self.gamma, self.scale)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class SePlan:
     """Plan for :func:`kernels.sequential.run_se_shard` (Successive Elimination)."""
 
@@ -118,7 +118,7 @@ class SePlan:
 def plan_ucb1(params, arms, horizon):
     """UCB1: index μ̄_i + sqrt(2 log t / n_i) (Sajed (2019), Algorithm 1 line 9)."""
     stages = [dict(index="mean + sqrt(2 log t / n)")]
-    return UcbPlan(0.0, 0.0, per_step_shard_runs(horizon), stages)
+    return UcbPlan(gamma=0.0, scale=0.0, shard_runs=per_step_shard_runs(horizon), stages=stages)
 
 
 def plan_dp_ucb(params, arms, horizon):
@@ -133,14 +133,15 @@ def plan_dp_ucb(params, arms, horizon):
                           f"Γ = {c['gamma']:.3g} and the node noise Lap({c['node_scale']:.3g}) "
                           f"grow as 1/ε and must stay below {GAMMA_MAX:g} (float64 sums)")
     stages = [dict(index="noisy mean + sqrt(2 log t / n) + gamma / n", **c)]
-    return UcbPlan(c["gamma"], c["node_scale"], per_step_shard_runs(horizon), stages)
+    return UcbPlan(gamma=c["gamma"], scale=c["node_scale"],
+                   shard_runs=per_step_shard_runs(horizon), stages=stages)
 
 
 def plan_se(params, arms, horizon):
     """SE checked every cycle: width 2 sqrt(2 log T / n) (Sajed (2019), Algorithm 2 line 9)."""
     log_t = math.log(horizon)
     stages = [dict(width="2 sqrt(2 log T / n)", log_horizon=log_t)]
-    return SePlan(log_t, per_step_shard_runs(horizon), stages)
+    return SePlan(log_horizon=log_t, shard_runs=per_step_shard_runs(horizon), stages=stages)
 
 
 UCB1 = PerStep(

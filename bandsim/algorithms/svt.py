@@ -63,7 +63,7 @@ def dp_se2_check(level, k, arms, epsilon, beta, modified=False):
                 elim_width=r * 2 * h + 4 * math.log(4 * arms * k / beta) / epsilon)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Se2Plan:
     """Plan for :func:`kernels.svt.run_shard` (DP-SE 2 and its modified halting rule).
 
@@ -102,7 +102,8 @@ def _plan_dp_se2(params, arms, horizon, modified):
             w[level, k] = c["elim_width"]
     stages = [dict(level=lv, **dp_se2_check(lv, arms, arms, eps, beta, modified))
               for lv in range(1, max_level + 1)]
-    return Se2Plan(q, w, 6.0 / eps, 2.0 / eps, stages)
+    return Se2Plan(query_threshold=q, elim_width=w, svt_scale=6.0 / eps, hist_scale=2.0 / eps,
+                   stages=stages)
 
 
 def plan_dp_se2(params, arms, horizon):

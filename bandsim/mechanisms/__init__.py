@@ -18,6 +18,7 @@ name                      source                        noise and guarantee
 """
 from dataclasses import dataclass, field
 
+from ..compat import keyword_dataclass
 from ..guarantees import Guarantee
 from ..kernels import codes
 from ..registry import get_mechanism, register
@@ -29,7 +30,8 @@ SAJED = "Sajed & Sheffet (ICML 2019)"
 TENENBAUM = "Tenenbaum et al. (NeurIPS 2021)"
 
 
-@dataclass(frozen=True)
+@keyword_dataclass
+@dataclass(frozen=True, kw_only=True)
 class SumBatch:
     """One batch of a mechanism that adds noise to (or releases) the batch sum.
 
@@ -105,23 +107,26 @@ def _skellam_claim(b, alpha):
 
 
 def _none_batch(n, **_):
-    return SumBatch("none", int(n), (), (), codes.NONE, dict(guarantee="none"))
+    return SumBatch(name="none", n=int(n), fpar=(), ipar=(), code=codes.NONE,
+                    privacy=dict(guarantee="none"))
 
 
 def _laplace_batch(n, epsilon):
     """Lap(1/(ε r)) on a mean of r rewards = Lap(1/ε) on their sum (sensitivity 1)."""
-    return SumBatch("laplace", int(n), (1.0 / epsilon,), (), codes.LAPLACE,
-                    dict(guarantee="ε-DP per epoch, central", epsilon=epsilon,
-                         theorem=f"{SAJED}, Algorithm 9, Theorem 5.1.1"),
-                    f"{SAJED}, Theorem 5.1.1")
+    return SumBatch(name="laplace", n=int(n), fpar=(1.0 / epsilon,), ipar=(), code=codes.LAPLACE,
+                    privacy=dict(guarantee="ε-DP per epoch, central", epsilon=epsilon,
+                                 theorem=f"{SAJED}, Algorithm 9, Theorem 5.1.1"),
+                    theorem=f"{SAJED}, Theorem 5.1.1")
 
 
 def _binary_summation_batch(n, epsilon, delta):
     mech = _binary_summation(epsilon, delta)
-    return SumBatch("binary-summation", int(n), (mech.tau,), (), codes.SHUFFLE_BINARY,
-                    dict(guarantee="(ε, δ)-DP per batch, shuffle model", epsilon=epsilon,
-                         delta=delta, theorem=f"{TENENBAUM}, Theorem A.1"),
-                    f"{TENENBAUM}, Theorem A.1", dict(mech=mech))
+    return SumBatch(name="binary-summation", n=int(n), fpar=(mech.tau,), ipar=(),
+                    code=codes.SHUFFLE_BINARY,
+                    privacy=dict(guarantee="(ε, δ)-DP per batch, shuffle model",
+                                 epsilon=epsilon, delta=delta,
+                                 theorem=f"{TENENBAUM}, Theorem A.1"),
+                    theorem=f"{TENENBAUM}, Theorem A.1", extra=dict(mech=mech))
 
 
 _BS_CACHE = {}
@@ -167,8 +172,9 @@ THESIS = "Sajed, MSc thesis (2019)"
 def _inside_engine(name, source):
     """A mechanism its engine draws itself (no batch kernel): the claim only."""
     def derive(n, epsilon):
-        return SumBatch(name, int(n), (), (), codes.NONE,
-                        dict(guarantee="central ε-DP", epsilon=epsilon, theorem=source), source)
+        return SumBatch(name=name, n=int(n), fpar=(), ipar=(), code=codes.NONE,
+                        privacy=dict(guarantee="central ε-DP", epsilon=epsilon, theorem=source),
+                        theorem=source)
     return derive
 
 DIST_DP = SecAggProtocol(

@@ -85,7 +85,7 @@ LOCAL_C = 2.0 * math.sqrt(2.0 * (math.cosh(1.0) - 1.0))
 PAPER = "Chowdhury & Zhou, Distributed Differential Privacy in Multi-Armed Bandits (ICLR 2023)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Batch:
     """One batch of the protocol P = (R, S, A), fully parameterised.
 

@@ -157,7 +157,7 @@ def _user_path_row(spec, mech, g, m, folded, relax_q, claimed):
         view = _relaxed(view, relax_q)
     exact, _, _ = _pure_epsilon(view, g)
     return Row("ε of the per-user path (its own noise parameter)", claimed, exact,
-               _ratio_error(view, law), short="ε per-user")
+               error=_ratio_error(view, law), short="ε per-user")
 
 
 def _window_view(law, g, renyi):
@@ -285,10 +285,10 @@ def _secagg_pure(c):
     if relax_q is not None:
         priv = mech.privacy
         eps_sa, eps_rel = priv["epsilon_secagg"], priv["epsilon_relaxation"]
-        rows = [Row("ε' of the modular sum (max log-ratio)", eps_sa, exact, err,
+        rows = [Row("ε' of the modular sum (max log-ratio)", eps_sa, exact, error=err,
                     short="ε'"),
                 Row("ε = 2ε̂ + ε' (ε̂ from the relaxation, not simulated)",
-                    priv["epsilon"], 2 * eps_rel + exact, err, short="ε = 2ε̂ + ε'")]
+                    priv["epsilon"], 2 * eps_rel + exact, error=err, short="ε = 2ε̂ + ε'")]
         v += f"; S is q̂-relaxed: uniform on ℤ_m w.p. q̂ = {relax_q:.3g}"
         c.notes.append("the relaxed SecAgg's ε̂-security (Cheu–Yan shuffle) is taken from "
                        "Chowdhury & Zhou's Theorem 3, not audited: the simulator does not "
@@ -296,7 +296,7 @@ def _secagg_pure(c):
         guarantee = f"ε-DP via shuffling ({mech.theorem})"
         headline = 1
     else:
-        rows = [Row("ε (max log-ratio)", mech.privacy["epsilon"], exact, err, short="ε")]
+        rows = [Row("ε (max log-ratio)", mech.privacy["epsilon"], exact, error=err, short="ε")]
         guarantee = f"{spec.trust} ({mech.theorem})"
         headline = 0
     if spec.user_law is not None:
@@ -321,7 +321,7 @@ def _secagg_rdp(c):
     rows = []
     for a, x in zip(ALPHAS, div):
         claim, also = spec.claim(mech, a)
-        rows.append(Row(f"ε(α), α = {a}", claim, float(x), err, also=also,
+        rows.append(Row(f"ε(α), α = {a}", claim, float(x), error=err, also=also,
                         shown=a in ALPHAS_SHOWN, short=f"ε(α={a})"))
     guarantee = f"(α, ε̂(α))-RDP for α = 2, 3, … ({mech.theorem})"
     v = (f"view: ŷ = (x̂ + N) mod m = {m:,}, N ~ {mech.noise}; neighbours: x̂ moved by "
@@ -338,11 +338,11 @@ def _secagg_zcdp(c):
     rho = mech.privacy["rho"]
     ratios = div / np.array(ALPHAS, dtype=float)
     lb = not c.view.exact
-    rows = [Row("ρ = max_α D_α/α (zCDP)", rho, float(ratios.max()), err,
+    rows = [Row("ρ = max_α D_α/α (zCDP)", rho, float(ratios.max()), error=err,
                 also=f"argmax α = {ALPHAS[int(ratios.argmax())]}; "
                      f"ε̂ = {mech.privacy['epsilon_hat']:.6g}", lower_bound=lb, short="ρ")]
     for a, x in zip(ALPHAS, div):
-        rows.append(Row(f"D_α, α = {a}", rho * a, float(x), err, shown=a in ALPHAS_SHOWN,
+        rows.append(Row(f"D_α, α = {a}", rho * a, float(x), error=err, shown=a in ALPHAS_SHOWN,
                         lower_bound=lb))
     if lb:
         notes.append(f"per-user σ² = {law.sigma2:.3g} is too small for the Poisson-summation "
@@ -378,11 +378,11 @@ def _audit_approx(mech, spec, view, name, params, notes, t0):
     # δ = Σ P(1 − e^{ε − r}): entries off by ≤ e move it by ≤ 3e (Σ P ≤ 1), plus the
     # dropped mass and the rounding of a sum of N terms
     err = view.dropped + 3 * _entry_error(view) + len(view.logp) * EPS
-    rows = [Row(f"δ(ε = {eps:g})", delta, exact, err, short="δ(ε)")]
+    rows = [Row(f"δ(ε = {eps:g})", delta, exact, error=err, short="δ(ε)")]
     for f in (0.5, 2.0):
         rows.append(Row(f"δ(ε = {f * eps:g})", None,
                         max(P.hockey_stick(view.shift(worst), view, f * eps),
-                            P.hockey_stick(view, view.shift(worst), f * eps)), err))
+                            P.hockey_stick(view, view.shift(worst), f * eps)), error=err))
     v = (f"view: {spec.view} = (x̂ + noise) mod m = {m:,}, noise {mech.noise}; neighbours: "
          f"x̂ moved by d ∈ 1…{g} ({len(shifts)} shift(s) scanned, worst d = {worst}); "
          "δ(ε) = hockey-stick divergence, the larger of both directions")
@@ -411,7 +411,7 @@ def audit_laplace(scale, epsilon, n, sensitivity=1.0, algorithm="dp-se"):
     ratio = (np.abs(z - sensitivity) - np.abs(z)) / scale
     exact = float(max(ratio.max(), (-ratio).max()))
     err = 4 * EPS * (float(np.abs(z).max()) + sensitivity) / scale  # |z − Δ| − |z|, / b
-    rows = [Row("ε (max log-density ratio)", float(epsilon), exact, err, short="ε")]
+    rows = [Row("ε (max log-density ratio)", float(epsilon), exact, error=err, short="ε")]
     view = (f"view: Σ r + Lap(b), b = {scale:.6g}, rewards in [0, 1] (sensitivity 1); "
             f"the ratio is constant (= ε) on a half-line, so the grid maximum is exact")
     return AuditReport(algorithm=algorithm, guarantee="ε-DP, central (Sajed & Sheffet 2019, "
@@ -445,11 +445,11 @@ def audit_shuffle(mech, n, algorithm="sdp-ae"):
     e_exact = mech.exact_epsilon(n) if mech.exact_delta(n, 700.0) <= delta else math.inf
     # δ = Σ max(0, p − e^ε q) over S terms of pmfs with a few ulps of error each
     tail = tail + 4 * EPS * (1 + math.exp(min(eps, 700.0))) + len(support) * EPS
-    rows = [Row(f"δ(ε = {eps:g})", delta, d_exact, tail, short="δ(ε)"),
-            Row(f"ε at δ = {delta:.3g}", eps, e_exact, 1e-9, short="ε at δ")]
+    rows = [Row(f"δ(ε = {eps:g})", delta, d_exact, error=tail, short="δ(ε)"),
+            Row(f"ε at δ = {delta:.3g}", eps, e_exact, error=1e-9, short="ε at δ")]
     for f in (0.25, 0.5, 2.0, 4.0):
         e = f * eps
-        rows.append(Row(f"δ(ε = {e:.4g})", None, mech.exact_delta(n, e), tail))
+        rows.append(Row(f"δ(ε = {e:.4g})", None, mech.exact_delta(n, e), error=tail))
     view = (f"view: the shuffler's count of ones, k + B vs k + 1 + B, B ~ Binomial({trials:,}, "
             f"{prob:.6g}) ({mech.regime(n)} regime, τ = {mech.tau:.6g}); δ(ε) = hockey-stick "
             "divergence, the larger of both directions")

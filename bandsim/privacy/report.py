@@ -1,6 +1,6 @@
 """What an audit reports: claimed versus exact privacy, row by row, and a verdict."""
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import KW_ONLY, asdict, dataclass, field
 
 from ..compat import keyword_dataclass
 
@@ -39,6 +39,7 @@ class Row:
     quantity: str
     claimed: float
     exact: float
+    _: KW_ONLY
     error: float = 0.0
     also: str = ""
     shown: bool = True

@@ -33,6 +33,27 @@ Laws and audits
     :class:`Law` (subclass it: ``logpmf(k)``), :class:`DiscreteLaplace`,
     :class:`Skellam`, :class:`Binomial`; :func:`audit` (exact audit of an
     algorithm's batch).
+
+What a plan is
+    ``Algorithm.plan(params, arms, horizon)`` returns any object with
+
+    ``run_shard(rng, shard)``
+        Simulates one shard of runs in place (``shard``: a
+        :class:`bandsim.kernels.shard.Shard` — gaps, reward model, horizon,
+        checkpoints and the output rows it fills).
+    ``stages`` : list of dict
+        Per-stage numbers for reports (may be empty).
+
+    and optionally ``shard_runs`` (int: runs per shard and Generator; results
+    depend on it, never on threads; default 64), ``privacy`` (dict: the claim
+    in the paper's terms, copied into ``config["privacy"]``), ``notes`` (dict:
+    merged into the result's configuration), ``clt_batch_sums`` (bool,
+    default True: Gaussian batch sums use the engine's normal approximation,
+    recorded with its Berry–Esseen bound), ``noise_scale`` (float: the
+    Laplace scale the engine adds; checked against the mechanism's
+    ``fpar[0]`` in the result's audit), and for the elimination engine the
+    tables of :class:`Plan` (``batch`` int64 (S, K + 1), ``width`` float64
+    (S, K + 1), ``fpar`` float64 (S, K + 1, F), ``ipar`` int64 (S, K + 1, I)).
 """
 from . import provenance, registry, validation
 from .algorithms.base import EpisodicPlan, Plan, build_tables, laplace_claim, mechanism_tables

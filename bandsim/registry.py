@@ -123,6 +123,12 @@ class Mechanism:
     view: str = "ŷ"
     user_law: Callable = None
 
+    #: Numba hooks of a mechanism family (e.g. a data-dependent ``release``): field →
+    #: (argument types or None, text); checked when a plug-in registers
+    #: (:mod:`bandsim.validation`). A mechanism with ``code=codes.PLUGIN`` gives
+    #: ``kernels`` or one of its family's hooks.
+    hooks = {}
+
     def __post_init__(self):
         try:
             object.__setattr__(self, "kind", Guarantee(self.kind))

@@ -32,18 +32,24 @@ def check(decl, mechanisms, *, kernel_keys, reward_models, costs, compile_hooks=
     if hasattr(decl, "plan"):
         _check_algorithm(decl, mechanisms, reward_models, costs, compile_hooks)
     else:
-        _check_mechanism(decl, kernel_keys)
+        _check_mechanism(decl, kernel_keys, compile_hooks)
 
 
 def _owner(decl):
     return f"{'algorithm' if hasattr(decl, 'plan') else 'mechanism'} {decl.name!r}"
 
 
-def _check_mechanism(m, kernel_keys):
+def _check_mechanism(m, kernel_keys, compile_hooks):
     who = _owner(m)
     if not callable(m.batch):
         raise ConfigError(f"{who} batch", m.batch, "must be callable (n, **params) -> batch")
-    if m.code == codes.PLUGIN and not m.kernels:
+    hooked = False
+    for field, (argtypes, text) in type(m).hooks.items():
+        fn = getattr(m, field, None)
+        if fn is not None:
+            check_hook(f"{who} {field}", fn, argtypes, text, compile_hooks)
+            hooked = True
+    if m.code == codes.PLUGIN and not m.kernels and not hooked:
         raise ConfigError(f"{who} kernels", m.kernels,
                           "code=codes.PLUGIN needs the plug-in's kernels (e.g. "
                           f"{_keys_text(kernel_keys)})")
@@ -130,7 +136,9 @@ def check_hook(where, fn, argtypes, text, compile_now=True):
     where : str
         Declaration and field, for the message.
     fn : numba dispatcher
-    argtypes : tuple of numba types, or a callable returning it
+    argtypes : tuple of numba types, a callable returning it, or None (only checked to
+        be a numba function: signatures with Generators or NamedTuples compile in the
+        engines)
     text : str
         The signature as the docs write it, e.g.
         ``(stat: float64, n: int64, t: int64, c: float64[::1]) -> float64``.
@@ -138,7 +146,7 @@ def check_hook(where, fn, argtypes, text, compile_now=True):
     if fn is None:
         raise ConfigError(where, None, f"is required: a @numba.njit function {text}")
     _check_jitted(where, fn)
-    if not compile_now:
+    if not compile_now or argtypes is None:
         return
     from numba.core import types
 

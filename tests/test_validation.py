@@ -145,3 +145,30 @@ def test_builtins_pass_their_own_validation():
                          compile_hooks=False)
     adap = registry.get_algorithm("adap-ucb")
     assert dataclasses.is_dataclass(adap) and adap.index.__name__ == "adap_ucb_index"
+
+
+@numba.njit
+def release(rng, n, k, params):
+    return k + rng.binomial(n, params[0])
+
+
+def test_a_mechanism_family_with_its_own_hook_needs_no_kernels():
+    """How a family adds a numba hook (e.g. a data-dependent release): a field listed in
+    ``hooks``; code=PLUGIN is then satisfied by the hook instead of ``kernels``."""
+    from typing import Callable
+
+    @dataclasses.dataclass(frozen=True, kw_only=True)
+    class Released(bandsim.Mechanism):
+        release: Callable = None
+        hooks = {"release": (None, "(rng, n: int64, k: int64, params: float64[:]) -> int64")}
+
+    base = dict(name="val-release", summary="x", source="tests", trust="local ε-DP",
+                kind="pure", code=codes.PLUGIN, batch=lambda n, epsilon: None, family="release")
+    refused(Released(**base), "mechanism 'val-release' kernels=None", "codes.PLUGIN")
+    refused(Released(**base, release=plain_sum_noise), "release='plain_sum_noise'",
+            "@numba.njit")
+    decl = bandsim.register(Released(**base, release=release))
+    try:
+        assert registry.get_mechanism("val-release").release is release
+    finally:
+        registry.unregister(decl.name)

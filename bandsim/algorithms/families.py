@@ -15,7 +15,9 @@ base                       engine        cost model (``Algorithm.cost``)
 =========================  ============  ======================================
 
 Batched decision rules (a numba decision hook between batches) get their
-own base next to these.
+own base next to these, declaring the hook as :class:`EpisodicIndex` does:
+a field, and ``hooks = {field: (numba argument types, signature text)}``
+against which a plug-in's function is compiled when it registers.
 """
 from dataclasses import dataclass
 from typing import Callable

@@ -26,7 +26,11 @@ base                   family
 
 Data-dependent releases (randomized response and the like: a numba
 ``release(rng, n, k, params)`` drawing the analyzer's view from the true
-count) get their own base next to these.
+count) get their own base next to these: a field for the hook, listed in the
+class attribute ``hooks`` (field → (numba argument types or None, signature
+text)), which registration checks (:mod:`bandsim.validation`) and which
+satisfies ``code=codes.PLUGIN`` without ``kernels``; a family that takes
+plug-in kernels lists their keys in :data:`bandsim.registry.KERNEL_KEYS`.
 
 References
 ----------

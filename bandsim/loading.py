@@ -50,7 +50,9 @@ def load_plugins():
         except (Exception, SystemExit) as e:  # a broken plug-in must not break bandsim
             what = (f"exited (SystemExit {e.code!r})" if isinstance(e, SystemExit)
                     else f"{type(e).__name__}: {e}")
-            warnings.warn(f"{label} skipped: {what}", stacklevel=2)
+            # one line (no source line under it), attributed to the plug-in
+            warnings.warn_explicit(f"{label} skipped: {what}", UserWarning,
+                                   f"<bandsim plug-in {ep.name}>", 0, module=__name__)
         finally:
             sys.stdout.flush()
 

@@ -191,3 +191,18 @@ def test_builtins_cannot_be_replaced_at_run_time(name):
     with pytest.raises(bandsim.ConfigError, match=r"registered already by bandsim \(built-in\)"):
         bandsim.register(dataclasses.replace(decl, summary="mine"), replace=True)
     assert (registry.algorithms() | registry.mechanisms())[name] is decl
+
+
+def test_list_names_the_distribution_of_a_plugin(tmp_path):
+    make_plugin(tmp_path, "named-plugin", "named_plugin", '''
+    import bandsim
+    from bandsim.algorithms.elimination import plan_batch_se
+    from bandsim.plugin import BatchedElimination, P, GROWTH
+    bandsim.register(BatchedElimination(name="named-se", summary="x", trust="none",
+                     source="tests", params=(P, GROWTH), plan=plan_batch_se, mechanism="none"))
+    ''', version="3.1")
+    out = run(tmp_path, "list")
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.replace("│", " ").split())
+    assert "named-se (plug-in named-plugin 3.1)" in text or (
+        "named-se" in text and "named-plugin" in text and "3.1)" in text)

@@ -25,6 +25,10 @@ Plans and tables
     :class:`Plan` (elimination engine), :class:`EpisodicPlan`,
     :func:`build_tables`, :func:`mechanism_tables`, :func:`batch_size`,
     :func:`confidence_radius`, :func:`plan_protocol`, :func:`laplace_claim`.
+An engine of your own
+    :class:`Shard` (what ``run_shard(rng, shard)`` receives) and
+    :mod:`kernel_rewards` (``kernel_rewards.batch_sum(rng, code, par, n)``,
+    ``kernel_rewards.draw(rng, code, par)``: every reward model's draws).
 Mechanism helpers
     :mod:`secagg` (``secagg.finish(...)`` builds a SecAgg batch, keywords
     only), :class:`SumBatch`, :func:`secagg_audit`, :func:`secagg_audit_points`,
@@ -63,6 +67,8 @@ from .algorithms.families import (BatchedElimination, EpisodicIndex, PerRoundTho
 from .errors import ConfigError
 from .guarantees import Guarantee
 from .kernels import codes
+from .kernels import rewards as kernel_rewards
+from .kernels.shard import Shard
 from .mechanisms import SumBatch, secagg
 from .mechanisms.families import Exact, InsideEngine, NoiseOnSum, SecAggProtocol, Shuffle
 from .params import (BATCH_SIZE, BETA, DELTA, EPSILON, GROWTH, HALF_OVER_T, ONE_OVER_T, P,
@@ -96,12 +102,13 @@ def __getattr__(name):  # the privacy toolkit loads scipy: only when asked for
     raise AttributeError(f"module 'bandsim.plugin' has no attribute {name!r}")
 
 
-__all__ = ["Algorithm", "BATCH_SIZE", "BETA", "BatchedElimination", "Binomial", "ConfigError",
-           "DELTA", "Derived", "DiscreteGaussian", "DiscreteLaplace", "EPSILON", "EpisodicIndex",
-           "EpisodicPlan", "Exact", "GROWTH", "Guarantee", "HALF_OVER_T", "InsideEngine", "Law",
-           "Mechanism", "NoiseOnSum", "ONE_OVER_T", "P", "Param", "PerRoundThompson", "PerStep",
-           "Plan", "REQUIRED", "SCALE", "SVTEngine", "SecAggProtocol", "Shuffle", "Skellam",
-           "SumBatch", "audit", "batch_size", "build_tables", "check", "codes",
-           "confidence_radius", "get_algorithm", "get_mechanism", "laplace_claim",
-           "mechanism_tables", "plan_protocol", "provenance", "register", "secagg",
-           "secagg_audit", "secagg_audit_points", "simulate", "unregister"]
+__all__ = ["Algorithm", "audit", "BATCH_SIZE", "batch_size", "BatchedElimination", "BETA",
+           "Binomial", "build_tables", "check", "codes", "confidence_radius", "ConfigError",
+           "DELTA", "Derived", "DiscreteGaussian", "DiscreteLaplace", "EpisodicIndex",
+           "EpisodicPlan", "EPSILON", "Exact", "get_algorithm", "get_mechanism", "GROWTH",
+           "Guarantee", "HALF_OVER_T", "InsideEngine", "kernel_rewards", "laplace_claim", "Law",
+           "Mechanism", "mechanism_tables", "NoiseOnSum", "ONE_OVER_T", "P", "Param",
+           "PerRoundThompson", "PerStep", "Plan", "plan_protocol", "provenance", "register",
+           "REQUIRED", "SCALE", "secagg", "secagg_audit", "secagg_audit_points",
+           "SecAggProtocol", "Shard", "Shuffle", "simulate", "Skellam", "SumBatch", "SVTEngine",
+           "unregister"]

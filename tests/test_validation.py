@@ -172,3 +172,16 @@ def test_a_mechanism_family_with_its_own_hook_needs_no_kernels():
         assert registry.get_mechanism("val-release").release is release
     finally:
         registry.unregister(decl.name)
+
+
+def test_one_module_holds_what_the_plugin_examples_import():
+    """The names the worked examples took from eight modules, now in bandsim.plugin."""
+    import bandsim.plugin as plugin
+
+    needed = ["Plan", "mechanism_tables", "batch_size", "codes", "EPSILON", "GROWTH", "P",
+              "DELTA", "get_mechanism", "plan_protocol", "secagg", "secagg_audit",
+              "secagg_audit_points", "Law", "audit", "Algorithm", "Mechanism", "register",
+              "simulate", "Shard", "kernel_rewards", "Guarantee", "EpisodicIndex"]
+    assert [n for n in needed if not hasattr(plugin, n)] == []
+    assert set(needed) <= set(plugin.__all__)
+    assert plugin.Law.__module__ == "bandsim.privacy.pmf"

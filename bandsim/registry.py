@@ -82,6 +82,13 @@ class Mechanism:
     view : str
         What the exact audit looks at (``ŷ``, the aggregate; or one user's
         message for local mechanisms): its noise is ``noise_law``.
+    float_safe : bool or None
+        True: the mechanism releases integers (exact arithmetic, the audited
+        law is what the program computes); False: it adds float64 Laplace
+        noise to a sum, whose low-order bits can reveal the sum (Mironov,
+        "On significance of the least significant bits for differential
+        privacy", CCS 2012): ε-DP as mathematics, not as an implementation.
+        None: not declared (shown as such in ``bandsim list``).
     """
 
     name: str
@@ -102,6 +109,7 @@ class Mechanism:
     summarize: Callable = None
     view: str = "ŷ"
     user_law: Callable = None
+    float_safe: bool = None
 
     def derive(self, n, params):
         """The batch object for ``n`` users from an algorithm's resolved parameters."""
@@ -141,6 +149,12 @@ class Algorithm:
         Its specification is only partly pinned (shown in ``bandsim list``).
     family : str
         Non-private counterpart's name for privacy-cost columns (optional).
+    participation : callable (params: dict, horizon: int) -> list of Release, optional
+        Every noisy release one participation's reward enters (law, scale,
+        sensitivity, count; :class:`bandsim.privacy.participation.Release`), as
+        the paper's privacy proof states it: what the returning-user
+        accountant composes and ``config["privacy"]["per_user"]`` states.
+        None: one batch of ``mechanism``.
     """
 
     name: str
@@ -155,6 +169,7 @@ class Algorithm:
     binary_rewards: bool = False
     provisional: bool = False
     family: str = None
+    participation: Callable = None
 
     def resolve(self, given, horizon):
         """Validated parameter values (see :func:`bandsim.params.resolve`)."""

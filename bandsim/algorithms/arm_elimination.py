@@ -38,6 +38,7 @@ from ..errors import ConfigError
 from ..kernels import codes
 from ..mechanisms.binary_summation import subgaussian_variance
 from ..params import BATCH_SIZE, DELTA, EPSILON, Derived
+from ..privacy.participation import per_batch
 from ..registry import Algorithm, get_mechanism
 from .base import Plan, mechanism_tables
 
@@ -156,6 +157,7 @@ SDP_AE = Algorithm(
     source=f"{TENENBAUM}, Algorithm 1 + Algorithm 3",
     params=(EPSILON, DELTA, BATCH_SIZE.with_default(Derived(_default_batch_size, "⌈σ²⌉"))),
     plan=plan_sdp_ae, mechanism="binary-summation", binary_rewards=True, family="arm-elimination",
+    participation=per_batch("its bit in one batch's binary summation"),
 )
 
 VB_SDP_AE = Algorithm(
@@ -165,4 +167,5 @@ VB_SDP_AE = Algorithm(
     source=f"{TENENBAUM}, Algorithm 2 + Algorithm 3",
     params=(EPSILON, DELTA), plan=plan_vb_sdp_ae, mechanism="binary-summation",
     binary_rewards=True, family="arm-elimination",
+    participation=per_batch("its bit in one batch's binary summation"),
 )

@@ -46,6 +46,7 @@ import numpy as np
 
 from ..errors import check_range
 from ..params import EPSILON, Param
+from ..privacy.participation import Release
 from ..registry import Algorithm
 
 #: Runs per shard of the episodic engine (O(K log T) work per run).
@@ -343,6 +344,36 @@ def plan_dp_ts(params, arms, horizon):
                     per_round_shard_runs(horizon), stages, privacy)
 
 
+# ------------------------------------------------- what one participation releases
+
+def laplace_participation(what):
+    """A reward enters one disjoint sum released + Lap(1/ε) (sensitivity 1)."""
+    def participation(params, horizon):
+        return [Release("laplace", what, 1 / params["epsilon"])]
+
+    participation.__doc__ = f"One Lap(1/ε) release of {what}."
+    return participation
+
+
+def dp_ts_participation(params, horizon):
+    """The releases a reward of DP-TS enters (Hu & Hegde, UAI 2022, Algorithm 1, Theorem 1).
+
+    Its epoch's completed sum (or the first pull's reward) + Lap(2/ε) (0.5ε), and
+    — case "r = k" for every epoch k an arm reaches within the horizon (epoch r
+    starts at the arm's pull 2^(r+1)) — at most r + 1 nodes of epoch r's binary
+    mechanism over 2^(r+1) items at 0.5ε, each + Lap(log₂(2^(r+1))/(0.5ε)) =
+    Lap(2(r + 1)/ε) (Chan, Shi & Song 2011, Theorem 3.5).
+    """
+    eps = params["epsilon"]
+    out = [Release("laplace", "its epoch's completed sum (or the first pull)", 2 / eps)]
+    r = 0
+    while 2 ** (r + 1) <= horizon:
+        out.append(Release("laplace", f"the binary mechanism's nodes in epoch r = {r}",
+                           2 * (r + 1) / eps, count=r + 1, case=f"r = {r}"))
+        r += 1
+    return out
+
+
 # ---------------------------------------------------------------- declarations
 
 PLANS = {
@@ -367,10 +398,12 @@ def _log2(default):
 
 
 def _declare(name, summary, source, params, plan, rewards, provisional=False, family=None,
-             engine="episodic", mechanism="laplace"):
+             engine="episodic", mechanism="laplace",
+             participation=laplace_participation("its arm's episode sum")):
     return Algorithm(name=name, summary=summary, trust="central ε-DP", source=source,
                      params=params, plan=plan, engine=engine, mechanism=mechanism,
-                     rewards=rewards, provisional=provisional, family=family)
+                     rewards=rewards, provisional=provisional, family=family,
+                     participation=participation)
 
 
 AZIZE_BASU = "Azize & Basu (NeurIPS 2022), Algorithm 1, Eq. (7)"
@@ -391,10 +424,12 @@ ALGORITHMS = (
              family="ucb"),
     _declare("lazy-dp-ts", "Lazy-DP-TS: Thompson sampling on Laplace means of chunks of 2^r "
              "fresh rewards", f"{HU_HEGDE}, Algorithm 2", (EPSILON, _log2(False)),
-             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts", engine="per-round"),
+             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts", engine="per-round",
+             participation=laplace_participation("its arm's chunk sum")),
     _declare("dp-ts", "DP-TS: Thompson sampling on a private sum (Laplace per epoch + binary "
              "mechanism)", f"{HU_HEGDE}, Algorithm 1", (EPSILON, _log2(True)), plan_dp_ts,
-             BERNOULLI_ONLY, family="ts", engine="per-round", mechanism="dp-ts-composition"),
+             BERNOULLI_ONLY, family="ts", engine="per-round", mechanism="dp-ts-composition",
+             participation=dp_ts_participation),
 )
 
 
@@ -441,7 +476,7 @@ def register():
                   "current epoch", f"{HU_HEGDE}, Algorithm 1", "central ε-DP", "laplace",
                   codes.NONE, _dp_ts_batch, audit=_audit_dp_ts,
                   audit_points=lambda b, fold_max=None: 40 * 20001,
-                  samplers=("Generator.laplace",), family="engine"))
+                  samplers=("Generator.laplace",), family="engine", float_safe=False))
     add(*ALGORITHMS)
 
 

@@ -41,7 +41,7 @@ def _plain(x):
     raise TypeError(f"{type(x).__name__} is not JSON serializable")
 
 
-def _grid(args, default_n):
+def _grid(args, default_n, known=None):
     """The audited algorithms (and those skipped for want of δ) and batch sizes.
 
     Raises
@@ -49,7 +49,7 @@ def _grid(args, default_n):
     ConfigError
         An unknown algorithm, or ``--batch-size`` given with no value.
     """
-    names, skipped = _algorithms(args.algorithm, True, args.delta)
+    names, skipped = _algorithms(args.algorithm, True, args.delta, known)
     if args.batch_size == []:
         raise ConfigError("batch_size", "", f"give at least one value, e.g. --batch-size "
                                             f"{default_n}")
@@ -126,11 +126,11 @@ def add_parser(sub):
     return a
 
 
-def _algorithms(text, need_delta, delta):
+def _algorithms(text, need_delta, delta, known=None):
     from ..privacy.audit import auditable
     from ..registry import get_algorithm, get_mechanism
 
-    known = auditable()
+    known = auditable() if known is None else known
     names = list(known) if text == "all" else [x.strip() for x in text.split(",") if x]
     for x in names:
         if x not in known:
@@ -234,9 +234,9 @@ def _audit(args, console):
 def _compose(args, console):
     from rich.table import Table
 
-    from ..privacy.accountant import compose
+    from ..privacy.accountant import accountable, compose
 
-    names, skipped, sizes = _grid(args, 1024)
+    names, skipped, sizes = _grid(args, 1024, accountable())
     rows = []
     for name, eps, n in itertools.product(names, args.epsilon, sizes):
         for c in compose(name, eps, n, args.returning, args.target_delta,
@@ -269,9 +269,9 @@ def _num(x):
 def _calibrate(args, console):
     from rich.table import Table
 
-    from ..privacy.accountant import calibrate
+    from ..privacy.accountant import accountable, calibrate
 
-    names, _ = _algorithms(args.algorithm, False, None)
+    names, _ = _algorithms(args.algorithm, False, None, accountable())
     n = (args.batch_size or [1024])[0]
     rows = []
     for name in names:

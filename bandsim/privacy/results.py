@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from . import audit as A
+from .participation import per_user_text, releases_of
 from .pmf import PmfTooLarge
 
 #: Most points an audit may evaluate at simulation time: (pure DP, Rényi) (≲ 1 s).
@@ -47,7 +48,7 @@ def _largest_batch(plan):
     return int(batch[s, k + 2]), int(s), int(k + 2)
 
 
-def _claimed(algo, spec, params, plan):
+def _claimed(algo, spec, params, plan, horizon):
     """The claimed guarantee: the plan's own statement, else the mechanism's batch claim."""
     if spec is None or spec.kind == "none":
         return dict(guarantee="none")
@@ -57,8 +58,8 @@ def _claimed(algo, spec, params, plan):
         mech_notes = (getattr(plan, "notes", None) or {}).get("mechanism") or {}
         if "exact_delta_max" in mech_notes:
             claim["exact_delta_max"] = mech_notes["exact_delta_max"]
-    claim.setdefault("per_user", "each user contributes to one batch (parallel composition); "
-                     "for users returning in B batches see `bandsim audit --returning B`")
+    claim["per_user"] = per_user_text(releases_of(algo, params, horizon), algo.name,
+                                      params.get("epsilon"), horizon)
     if spec.audit is None:
         claim["audit"] = dict(skipped="no exact audit for this mechanism (bandsim audit "
                                       f"covers {', '.join(A.auditable())})")
@@ -100,7 +101,7 @@ def result_privacy(algo, params, plan, horizon, audit=True):
     from ..registry import get_mechanism
 
     spec = get_mechanism(algo.mechanism) if algo.mechanism else None
-    claim = _claimed(algo, spec, params, plan)
+    claim = _claimed(algo, spec, params, plan, horizon)
     if spec is None or spec.audit is None:
         return claim
     try:

@@ -70,11 +70,11 @@ def _sampled(args, console):
         if args.json:
             continue
         for c in r.checks:
-            out.print(f"  {c.path:<17} {c.input:<20} G = {c.statistic:10.4g} on {c.cells:>6,} "
+            out.print(f"  {c.path:<25} {c.input:<22} G = {c.statistic:10.4g} on {c.cells:>6,} "
                       f"cells, p = {c.p_value:.3g}{'' if c.passed else '  < α: FAIL'}",
                       highlight=False)
         for b in r.bounds:
-            out.print(f"  {b.path:<17} ε_lb = {b.epsilon_lb:.4g} (estimate {b.estimate:.4g}) "
+            out.print(f"  {b.path:<25} ε_lb = {b.epsilon_lb:.4g} (estimate {b.estimate:.4g}) "
                       f"on {b.event}: {b.counts[0]:,} vs {b.counts[1]:,} of {b.draws // 2:,}",
                       highlight=False)
         for note in r.notes:

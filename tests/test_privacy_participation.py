@@ -201,3 +201,33 @@ def test_missing_dp_accounting_is_one_line(monkeypatch):
         compose("dp-ts", 0.5, 1, 10, DELTA)
     with pytest.raises(ConfigError, match=r"bandsim\[privacy\]"):
         calibrate("dp-ts", 10, 1.0, DELTA, 1)
+
+
+def test_list_marks_every_mechanism_float_safe_or_not(capsys, monkeypatch):
+    import dataclasses
+
+    from bandsim import registry
+    from bandsim.cli import main
+    from bandsim.cli.listing import _releases
+
+    for m in registry.mechanisms().values():
+        if m.kind != "none" and not m.kernels:
+            assert m.float_safe is not None, m.name
+    assert not registry.get_mechanism("laplace").float_safe  # float64 Laplace on a sum
+    assert registry.get_mechanism("dist-dp").float_safe      # integers mod m
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "float64 Laplace" in out and "integers" in out and "Mironov" in out
+    undeclared = dataclasses.replace(registry.get_mechanism("laplace"), float_safe=None)
+    assert _releases(undeclared) == "not declared"  # never shown as safe by default
+
+
+@pytest.mark.parametrize("name", ["dp-ucb", "dp-se2", "dp-ts", "adap-ucb"])
+def test_returning_cli_for_engine_algorithms(capsys, name):
+    from bandsim.cli import main
+
+    base = ["audit", name, "--returning", "4", "--target-delta", "1e-6", "--horizon", "1000"]
+    assert main(base + ["--epsilon", "0.5", "--batch-size", "1"]) == 0
+    assert "PLD accountant" in capsys.readouterr().out
+    assert main(base + ["--target-epsilon", "1", "--json"]) == 0
+    assert '"epsilon_per_batch"' in capsys.readouterr().out

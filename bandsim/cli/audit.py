@@ -75,7 +75,8 @@ def _sampled(args, console):
                       highlight=False)
         for b in r.bounds:
             out.print(f"  {b.path:<25} ε_lb = {b.epsilon_lb:.4g} (estimate {b.estimate:.4g}) "
-                      f"on {b.event}: {b.counts[0]:,} vs {b.counts[1]:,} of {b.draws // 2:,}",
+                      f"on {b.event}: {b.counts[0]:,} of {b.draws // 2:,} vs {b.counts[1]:,} of "
+                      f"{(b.draws1 or b.draws) // 2:,}",
                       highlight=False)
         for note in r.notes:
             out.print(f"  note: {note}", highlight=False)

@@ -481,21 +481,35 @@ def calibrate(algorithm, returning, target_epsilon, target_delta, batch_size, *,
 
 
 def _calibrate_releases(algorithm, B, target_epsilon, target_delta, horizon):
-    """:func:`calibrate` for an algorithm that declares its releases: bisection over its ε."""
-    def rel(e):
-        return _declared(algorithm, e, horizon)[1]
+    """:func:`calibrate` for an algorithm that declares its releases: bisection over its ε.
+
+    Each method is bisected on its worst case alone (one PLD per step, not one
+    per case); if another case is worse at the result, the bisection is redone
+    on that one.
+    """
+    def rel(e, case=None):
+        out = _declared(algorithm, e, horizon)[1]
+        return out if case is None else [r for r in out if r.case in ("", case)]
 
     out = []
     for i, c in enumerate(compose_releases(rel(1.0), B, target_delta)):
-        def total(e, i=i):
-            return compose_releases(rel(e), B, target_delta)[i].epsilon
+        case, tried = c.case, set()
+        while True:
+            def total(e, i=i, case=case):
+                return compose_releases(rel(e, case), B, target_delta)[i].epsilon
 
-        e = _bisect(total, target_epsilon)
+            e = _bisect(total, target_epsilon)
+            tried.add(case)
+            if math.isnan(e):
+                break
+            full = compose_releases(rel(e), B, target_delta)[i]
+            if full.case in tried or full.epsilon <= target_epsilon:
+                break
+            case = full.case
         if math.isnan(e):
             continue
-        case = compose_releases(rel(e), B, target_delta)[i].case
-        noise = dict(noise="; ".join(r.describe() for r in rel(e) if r.case in ("", case)))
-        out.append(Calibration(c.method, e, 0.0, total(e), noise))
+        noise = dict(noise="; ".join(r.describe() for r in rel(e, case)))
+        out.append(Calibration(c.method, e, 0.0, full.epsilon, noise))
     return out
 
 

@@ -95,6 +95,7 @@ class Bound:
     event: str
     counts: tuple
     draws: int
+    draws1: int = 0  # draws under input 1 when they differ (fractional neighbours)
 
 
 @dataclass
@@ -549,7 +550,8 @@ def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0):
         if not pair.gof_only:
             lb, est, event, counts = epsilon_lower_bound(*pair.cells, pair.n_cells,
                                                          rep.claim["delta"], labels=pair.labels)
-            rep.bounds.append(Bound(pair.path, lb, est, event, counts, len(pair.cells[0])))
+            rep.bounds.append(Bound(pair.path, lb, est, event, counts, len(pair.cells[0]),
+                                    len(pair.cells[1])))
     rep.seconds = time.perf_counter() - t0
     return rep
 

@@ -36,9 +36,27 @@ def encoded_in_range(encoded_sum, draws=400):
     return True
 
 
+def per_user_encoded(draw, encode):
+    """The per-user path's encoding (``kernels.secagg.per_user_estimate``): one reward
+    drawn, then randomized rounding, user by user."""
+    def encoded_sum(rng, code, par, n, g):
+        return sum(int(encode(rng, draw(rng, code, par), g)) for _ in range(min(n, 64)))
+    return encoded_sum
+
+
 def test_encoded_values_lie_in_0_g_for_every_reward_model():
     assert {m for m, _, _ in _models()} == {"bernoulli", "gaussian", "categorical"}
-    assert encoded_in_range(kr.encoded_sum)
+    assert encoded_in_range(kr.encoded_sum)  # the batched path
+    assert encoded_in_range(per_user_encoded(kr.draw, kr.encode), draws=40)  # per user
+    rng = np.random.default_rng(2)  # the shuffle's binarized rewards: n bits
+    for _, code, par in _models():
+        s = [kr.binary_batch_sum(rng, code, par, 37) for _ in range(2000)]
+        assert 0 <= min(s) and max(s) <= 37
+
+
+def test_negative_control_per_user_reward_not_clipped():
+    draw = rebind(kr.draw, {"clipped_gaussian": _unclipped_gaussian})
+    assert not encoded_in_range(per_user_encoded(draw, kr.encode), draws=40)
 
 
 @numba.njit

@@ -203,9 +203,9 @@ def test_missing_dp_accounting_is_one_line(monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "dp_accounting", None)
-    with pytest.raises(ConfigError, match=r"bandsim\[privacy\]"):
+    with pytest.raises(ConfigError, match="pip install dp-accounting"):
         compose("dp-ts", 0.5, 1, 10, DELTA)
-    with pytest.raises(ConfigError, match=r"bandsim\[privacy\]"):
+    with pytest.raises(ConfigError, match="pip install dp-accounting"):
         calibrate("dp-ts", 10, 1.0, DELTA, 1)
 
 
@@ -237,3 +237,16 @@ def test_returning_cli_for_engine_algorithms(capsys, name):
     assert "PLD accountant" in capsys.readouterr().out
     assert main(base + ["--target-epsilon", "1", "--json"]) == 0
     assert '"epsilon_per_batch"' in capsys.readouterr().out
+
+
+def test_missing_dp_accounting_cli_is_one_line_exit_2(monkeypatch, capsys):
+    import sys
+
+    from bandsim.cli import main
+
+    monkeypatch.setitem(sys.modules, "dp_accounting", None)
+    code = main(["audit", "dp-ucb", "--epsilon", "0.5", "--returning", "3",
+                 "--target-delta", "1e-6"])
+    err = capsys.readouterr()
+    assert code == 2 and "Traceback" not in err.err + err.out
+    assert "pip install dp-accounting" in err.err + err.out

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 LAWS = ("laplace", "svt", "batch")
 
 #: One line when dp-accounting is missing (instead of a traceback).
-NEEDS_DP_ACCOUNTING = ("needs the dp-accounting package (pip install 'bandsim[privacy]' or "
-                       "pip install dp-accounting)")
+NEEDS_DP_ACCOUNTING = ("needs the dp-accounting package, a dependency of bandsim: pip install "
+                       "dp-accounting (or reinstall bandsim with its privacy extra)")
 
 
 @dataclass(frozen=True)

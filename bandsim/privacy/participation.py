@@ -146,9 +146,9 @@ def per_user_text(releases, algorithm, epsilon=None, horizon=None):
         text += (f"; and, in one of {len(labels)} cases ({span}), the releases of that case, "
                  f"e.g. {worst}: " + "; ".join(r.describe() for r in one))
     total = max(sum(r.epsilon for r in rs) for rs in by_case.values())
-    return (f"{text}. One participation is {total:.6g}-DP by basic composition, each reward "
-            f"being used once (parallel composition across rewards); for users returning "
-            f"B times see {cmd}")
+    return (f"{text}. One participation is {total:.6g}-DP by basic composition of these "
+            f"releases (and no others: parallel composition across rewards); for users "
+            f"returning B times see {cmd}")
 
 
 def pld(releases, interval):

@@ -102,6 +102,13 @@ class Mechanism:
     view : str
         What the exact audit looks at (``ŷ``, the aggregate; or one user's
         message for local mechanisms): its noise is ``noise_law``.
+    float_safe : bool or None
+        True: the mechanism releases integers (exact arithmetic, the audited
+        law is what the program computes); False: it adds float64 Laplace
+        noise to a sum, whose low-order bits can reveal the sum (Mironov,
+        "On significance of the least significant bits for differential
+        privacy", CCS 2012): ε-DP as mathematics, not as an implementation.
+        None: not declared (shown as such in ``bandsim list``).
     """
 
     name: str
@@ -122,6 +129,7 @@ class Mechanism:
     summarize: Callable = None
     view: str = "ŷ"
     user_law: Callable = None
+    float_safe: bool = None
 
     #: Numba hooks of a mechanism family (e.g. a data-dependent ``release``): field →
     #: (argument types or None, text); checked when a plug-in registers
@@ -203,6 +211,12 @@ class Algorithm:
         Cost model of a simulation (:data:`COSTS`): ``horizon`` (O(T) work
         per run: a decision every pull) or ``episodes`` (O(batches) per run);
         the suite's time budget uses it.
+    participation : callable (params: dict, horizon: int) -> list of Release, optional
+        Every noisy release one participation's reward enters (law, scale,
+        sensitivity, count; :class:`bandsim.privacy.participation.Release`), as
+        the paper's privacy proof states it: what the returning-user
+        accountant composes and ``config["privacy"]["per_user"]`` states.
+        None: one batch of ``mechanism``.
     """
 
     name: str
@@ -218,6 +232,7 @@ class Algorithm:
     provisional: bool = False
     family: str = None
     cost: str = "episodes"
+    participation: Callable = None
 
     #: Numba hooks of an engine family: field → (argument types, return type,
     #: text); compiled against it when a plug-in registers (:mod:`bandsim.validation`).

@@ -42,7 +42,8 @@ def test_the_list_covers_every_builtin_mechanism_with_kernels():
 def test_every_mechanism_with_kernels_passes_the_sampled_audit(name):
     r = sampled_audit(derive(name))
     assert r.code == 0, r.verdict()
-    assert all(c.draws >= DRAWS for c in r.checks) and r.bounds
+    assert r.bounds and all(c.draws >= (DRAWS // 4 if "x₁" in c.path else DRAWS)
+                            for c in r.checks)  # fractional neighbours: a quarter
     paths = {c.path for c in r.checks}
     if get_mechanism(name).family == "secagg":
         assert {"batched", "per-user"} <= paths  # both real kernel paths ran

@@ -38,6 +38,7 @@ from ..errors import ConfigError
 from ..kernels import codes
 from ..mechanisms.binary_summation import subgaussian_variance
 from ..params import BATCH_SIZE, DELTA, EPSILON, Derived
+from ..privacy.participation import per_batch
 from ..registry import get_mechanism
 from .base import Plan, mechanism_tables
 from .families import BatchedElimination
@@ -152,6 +153,9 @@ def _default_batch_size(params, horizon):
     return default_batch_size(params["epsilon"], params["delta"])
 
 
+#: A user's reward enters the analyzer's view as one bit of one batch's binary summation.
+_ONE_BIT = per_batch("its bit in one batch's binary summation")
+
 SDP_AE = BatchedElimination(
     name="sdp-ae",
     summary="shuffle-DP arm elimination, fixed batches, binary summation (Alg. 3)",
@@ -159,6 +163,7 @@ SDP_AE = BatchedElimination(
     source=f"{TENENBAUM}, Algorithm 1 + Algorithm 3",
     params=(EPSILON, DELTA, BATCH_SIZE.with_default(Derived(_default_batch_size, "⌈σ²⌉"))),
     plan=plan_sdp_ae, mechanism="binary-summation", binary_rewards=True, family="arm-elimination",
+    participation=_ONE_BIT,
 )
 
 VB_SDP_AE = BatchedElimination(
@@ -168,4 +173,5 @@ VB_SDP_AE = BatchedElimination(
     source=f"{TENENBAUM}, Algorithm 2 + Algorithm 3",
     params=(EPSILON, DELTA), plan=plan_vb_sdp_ae, mechanism="binary-summation",
     binary_rewards=True, family="arm-elimination",
+    participation=_ONE_BIT,
 )

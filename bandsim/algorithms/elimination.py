@@ -43,6 +43,7 @@ import math
 
 from ..kernels import codes
 from ..params import BETA, EPSILON, GROWTH, HALF_OVER_T, P, SCALE
+from ..privacy.participation import Release
 from ..registry import get_mechanism
 from ..errors import ConfigError
 from .base import MAX_STAGE_PULLS, Plan, build_tables, mechanism_tables
@@ -150,6 +151,12 @@ def plan_dp_se(params, arms, horizon):
                 order=codes.ROUND_ROBIN, stages=stages, mechanism="laplace")
 
 
+def dp_se_participation(params, horizon):
+    """A reward of DP-SE enters one epoch sum, released + Lap(1/ε) (Lap(1/(ε r)) on the
+    mean of r rewards; Sajed (2019), Algorithm 9 line 16, Theorem 5.1.1)."""
+    return [Release("laplace", "its arm's epoch sum", 1 / params["epsilon"])]
+
+
 def plan_protocol(name, params, arms, horizon):
     """Engine plan of Algorithm 1 over the mechanism ``name`` (module docstring)."""
     p, growth = params["p"], params["growth"]
@@ -191,7 +198,7 @@ BATCH_SE = BatchedElimination(
 DP_SE = BatchedElimination(
     name="dp-se", summary="DP successive elimination: epochs, Laplace noise on epoch means",
     trust="central ε-DP", source=f"{SAJED}, Algorithm 9", params=(EPSILON, BETA),
-    plan=plan_dp_se, mechanism="laplace", family="se")
+    plan=plan_dp_se, mechanism="laplace", family="se", participation=dp_se_participation)
 
 ALGORITHMS = (
     BATCH_SE, DP_SE,

@@ -50,6 +50,7 @@ from ..kernels import codes, episodic, indices, thompson
 from ..mechanisms import SumBatch
 from ..mechanisms.families import InsideEngine
 from ..params import EPSILON, Param
+from ..privacy.participation import Release, laplace_participation
 from ..privacy.report import AuditReport, Row
 from ..registry import register as add
 from .base import EPISODIC_SHARD_RUNS, EpisodicPlan, laplace_claim
@@ -290,6 +291,27 @@ def plan_dp_ts(params, arms, horizon):
                     shard_runs=per_round_shard_runs(horizon), stages=stages, privacy=privacy)
 
 
+# ------------------------------------------------- what one participation releases
+
+def dp_ts_participation(params, horizon):
+    """The releases a reward of DP-TS enters (Hu & Hegde, UAI 2022, Algorithm 1, Theorem 1).
+
+    Its epoch's completed sum (or the first pull's reward) + Lap(2/ε) (0.5ε), and
+    — case "r = k" for every epoch k an arm reaches within the horizon (epoch r
+    starts at the arm's pull 2^(r+1)) — at most r + 1 nodes of epoch r's binary
+    mechanism over 2^(r+1) items at 0.5ε, each + Lap(log₂(2^(r+1))/(0.5ε)) =
+    Lap(2(r + 1)/ε) (Chan, Shi & Song 2011, Theorem 3.5).
+    """
+    eps = params["epsilon"]
+    out = [Release("laplace", "its epoch's completed sum (or the first pull)", 2 / eps)]
+    r = 0
+    while 2 ** (r + 1) <= horizon:
+        out.append(Release("laplace", f"the binary mechanism's nodes in epoch r = {r}",
+                           2 * (r + 1) / eps, count=r + 1, case=f"r = {r}"))
+        r += 1
+    return out
+
+
 # ---------------------------------------------------------------- declarations
 
 PLANS = {
@@ -314,9 +336,11 @@ def _log2(default):
 
 
 def _declare(name, summary, source, params, plan, rewards, provisional=False, family=None,
-             index=None, mechanism="laplace"):
+             index=None, mechanism="laplace", participation=None):
     base = dict(name=name, summary=summary, source=source, params=params, plan=plan,
                 mechanism=mechanism, rewards=rewards, provisional=provisional, family=family)
+    if participation is not None:  # else the family's (EpisodicIndex: Lap(1/ε) per episode)
+        base["participation"] = participation
     if index is None:
         return PerRoundThompson(**base)
     return EpisodicIndex(index=index, **base)
@@ -341,10 +365,12 @@ ALGORITHMS = (
              family="ucb", index=indices.dp_imed_index),
     _declare("lazy-dp-ts", "Lazy-DP-TS: Thompson sampling on Laplace means of chunks of 2^r "
              "fresh rewards", f"{HU_HEGDE}, Algorithm 2", (EPSILON, _log2(False)),
-             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts"),
+             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts",
+             participation=laplace_participation("its arm's chunk sum")),
     _declare("dp-ts", "DP-TS: Thompson sampling on a private sum (Laplace per epoch + binary "
              "mechanism)", f"{HU_HEGDE}, Algorithm 1", (EPSILON, _log2(True)), plan_dp_ts,
-             BERNOULLI_ONLY, family="ts", mechanism="dp-ts-composition"),
+             BERNOULLI_ONLY, family="ts", mechanism="dp-ts-composition",
+             participation=dp_ts_participation),
 )
 
 
@@ -388,7 +414,7 @@ def register():
                      "mechanism in the current epoch", source=f"{HU_HEGDE}, Algorithm 1",
                      trust="central ε-DP", kind=Guarantee.LAPLACE, batch=_dp_ts_batch,
                      audit=_audit_dp_ts, audit_points=lambda b, fold_max=None: 40 * 20001,
-                     samplers=("Generator.laplace",)))
+                     samplers=("Generator.laplace",), float_safe=False))
     add(*ALGORITHMS)
 
 

@@ -14,6 +14,12 @@ base                       engine        cost model (``Algorithm.cost``)
 :class:`PerRoundThompson`    per-round     O(T) per run
 =========================  ============  ======================================
 
+What one participation releases (``Algorithm.participation``, read by the
+returning-user accountant and every result's ``per_user`` text) defaults to
+one batch of the mechanism in :class:`BatchedElimination` and to one
+Lap(1/ε) release of the arm's episode sum in :class:`EpisodicIndex`; the
+other families have no default (an algorithm there declares its own).
+
 Batched decision rules (a numba decision hook between batches) get their
 own base next to these, declaring the hook as :class:`EpisodicIndex` does:
 a field, and ``hooks = {field: (numba argument types, signature text)}``
@@ -25,6 +31,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import ConfigError
+from ..privacy.participation import laplace_participation, per_batch
 from ..registry import Algorithm
 from .base import EpisodicPlan, laplace_claim
 
@@ -46,6 +53,8 @@ class BatchedElimination(Algorithm):
 
     engine: str = "elimination"
     cost: str = "episodes"
+    #: A user's reward enters one batch of the mechanism (parallel composition).
+    participation: Callable = per_batch()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,6 +113,9 @@ class EpisodicIndex(Algorithm):
         ``cumulative`` (the running sum of every episode's private sum).
     plan : callable, optional
         Default: the episodic engine with Lap(1/ε) on each episode's reward sum.
+    participation : callable, optional
+        Default: that one Lap(1/ε) release of the arm's episode sum (episodes
+        are disjoint); a ``plan`` with other noise declares its own.
     """
 
     engine: str = "episodic"
@@ -116,6 +128,7 @@ class EpisodicIndex(Algorithm):
     episodes: str = "geometric"
     estimator: str = "last-episode"
     plan: Callable = None
+    participation: Callable = laplace_participation("its arm's episode sum")
 
     hooks = {"index": INDEX_SIGNATURE}
 

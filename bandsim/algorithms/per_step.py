@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from ..errors import ConfigError
 from ..kernels import sequential
 from ..params import BETA, EPSILON, Param
+from ..privacy.participation import Release
 from .families import PerStep
 
 THESIS = "Sajed, MSc thesis (2019)"
@@ -137,6 +138,15 @@ def plan_dp_ucb(params, arms, horizon):
                    shard_runs=per_step_shard_runs(horizon), stages=stages)
 
 
+def dp_ucb_participation(params, horizon):
+    """A reward of DP-UCB lies in at most ⌈log₂T⌉ + 1 p-sums of its arm's tree, each
+    released with Lap((⌈log₂T⌉ + 1)/ε) (Sajed (2019), Algorithm 5 line 3, Theorem 3.3.1;
+    Mishra & Thakurta (2015)). Integer arithmetic, independent of :func:`tree_levels`."""
+    m = (int(horizon) - 1).bit_length() + 1  # ⌈log₂ T⌉ + 1 for T ≥ 1
+    return [Release("laplace", "the p-sum nodes of its arm's tree (at most ⌈log₂T⌉ + 1)",
+                    m / params["epsilon"], count=m)]
+
+
 def plan_se(params, arms, horizon):
     """SE checked every cycle: width 2 sqrt(2 log T / n) (Sajed (2019), Algorithm 2 line 9)."""
     log_t = math.log(horizon)
@@ -158,6 +168,6 @@ DP_UCB = PerStep(
     name="dp-ucb", summary="private UCB: tree-based binary mechanism per arm, per step",
     trust="central ε-DP", source=f"{THESIS}, Algorithms 5-6 (Mishra & Thakurta 2015)",
     params=(EPSILON, BETA, GAMMA), plan=plan_dp_ucb, mechanism="tree",
-    family="ucb")
+    family="ucb", participation=dp_ucb_participation)
 
 ALGORITHMS = (UCB1, SE, DP_UCB)

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..kernels import svt as svt_kernel
 from ..params import BETA, EPSILON
+from ..privacy.participation import Release
 from .families import SVTEngine
 from .per_step import THESIS
 
@@ -106,6 +107,16 @@ def _plan_dp_se2(params, arms, horizon, modified):
                    stages=stages)
 
 
+def dp_se2_participation(params, horizon):
+    """A reward of DP-SE 2 is used in one epoch: one SVT instance (B, A_r ~ Lap(6/ε) on
+    sums, query max S_i − min S_j of sensitivity 1: ε/2) and its arm's histogram sum
+    + Lap(2/ε) (ε/2) (Sajed (2019), Algorithm 10 lines 8, 17, 20; Theorem A.1.1)."""
+    eps = params["epsilon"]
+    return [Release("svt", "the epoch's halting query max S_i − min S_j", 6 / eps,
+                    query_scale=6 / eps),
+            Release("laplace", "its arm's epoch sum (private histogram)", 2 / eps)]
+
+
 def plan_dp_se2(params, arms, horizon):
     """DP-SE 2 (Sajed (2019), Algorithm 10)."""
     return _plan_dp_se2(params, arms, horizon, False)
@@ -119,12 +130,13 @@ def plan_dp_se2_modified(params, arms, horizon):
 DP_SE2 = SVTEngine(
     name="dp-se2", summary="DP-SE 2: SVT at r = 2^l inside epochs, private histogram elimination",
     trust="central ε-DP", source=f"{THESIS}, Algorithm 10 (Appendix A.1)",
-    params=(EPSILON, BETA), plan=plan_dp_se2, engine="svt", mechanism="svt", family="se")
+    params=(EPSILON, BETA), plan=plan_dp_se2, engine="svt", mechanism="svt", family="se",
+    participation=dp_se2_participation)
 
 DP_SE2_MODIFIED = SVTEngine(
     name="dp-se2-modified", summary="DP-SE 2 with the halting rule 2h_r of Appendix A.2",
     trust="central ε-DP", source=f"{THESIS}, Algorithm 10 + Appendix A.2",
     params=(EPSILON, BETA), plan=plan_dp_se2_modified, engine="svt", mechanism="svt",
-    family="se")
+    family="se", participation=dp_se2_participation)
 
 ALGORITHMS = (DP_SE2, DP_SE2_MODIFIED)

@@ -44,7 +44,7 @@ def _plain(x):
     raise TypeError(f"{type(x).__name__} is not JSON serializable")
 
 
-def _grid(args, default_n):
+def _grid(args, default_n, known=None):
     """The audited algorithms (and those skipped for want of δ) and batch sizes.
 
     Raises
@@ -52,7 +52,7 @@ def _grid(args, default_n):
     ConfigError
         An unknown algorithm, or ``--batch-size`` given with no value.
     """
-    names, skipped = _algorithms(args.algorithm, True, args.delta)
+    names, skipped = _algorithms(args.algorithm, True, args.delta, known)
     if args.batch_size == []:
         raise ConfigError("batch_size", "", f"give at least one value, e.g. --batch-size "
                                             f"{default_n}")
@@ -73,12 +73,13 @@ def _sampled(args, console):
         if args.json:
             continue
         for c in r.checks:
-            out.print(f"  {c.path:<17} {c.input:<20} G = {c.statistic:10.4g} on {c.cells:>6,} "
+            out.print(f"  {c.path:<25} {c.input:<22} G = {c.statistic:10.4g} on {c.cells:>6,} "
                       f"cells, p = {c.p_value:.3g}{'' if c.passed else '  < α: FAIL'}",
                       highlight=False)
         for b in r.bounds:
-            out.print(f"  {b.path:<17} ε_lb = {b.epsilon_lb:.4g} (estimate {b.estimate:.4g}) "
-                      f"on {b.event}: {b.counts[0]:,} vs {b.counts[1]:,} of {b.draws // 2:,}",
+            out.print(f"  {b.path:<25} ε_lb = {b.epsilon_lb:.4g} (estimate {b.estimate:.4g}) "
+                      f"on {b.event}: {b.counts[0]:,} of {b.draws // 2:,} vs {b.counts[1]:,} of "
+                      f"{(b.draws1 or b.draws) // 2:,}",
                       highlight=False)
         for note in r.notes:
             out.print(f"  note: {note}", highlight=False)
@@ -128,10 +129,10 @@ def add_parser(sub):
     return a
 
 
-def _algorithms(text, need_delta, delta):
+def _algorithms(text, need_delta, delta, known=None):
     from ..privacy.audit import auditable
 
-    known = auditable()
+    known = auditable() if known is None else known
     names = list(known) if text == "all" else [x.strip() for x in text.split(",") if x]
     for x in names:
         if x not in known:
@@ -233,9 +234,9 @@ def _audit(args, console):
 def _compose(args, console):
     from rich.table import Table
 
-    from ..privacy.accountant import compose
+    from ..privacy.accountant import accountable, compose
 
-    names, skipped, sizes = _grid(args, 1024)
+    names, skipped, sizes = _grid(args, 1024, accountable())
     rows = []
     for name, eps, n in itertools.product(names, args.epsilon, sizes):
         for c in compose(name, eps, n, args.returning, args.target_delta,
@@ -268,9 +269,9 @@ def _num(x):
 def _calibrate(args, console):
     from rich.table import Table
 
-    from ..privacy.accountant import calibrate
+    from ..privacy.accountant import accountable, calibrate
 
-    names, _ = _algorithms(args.algorithm, False, None)
+    names, _ = _algorithms(args.algorithm, False, None, accountable())
     n = (args.batch_size or [1024])[0]
     rows = []
     for name in names:

@@ -28,12 +28,17 @@ def cmd_list(console):
                   a.source, a.summary)
     console.print(t)
     t = Table(title="mechanisms")
-    for c in ("name", "trust model", "privacy", "samplers", "source", "summary"):
+    for c in ("name", "trust model", "privacy", "releases", "samplers", "source", "summary"):
         t.add_column(c)
     for m in mechanisms().values():
-        t.add_row(m.name + _plugin(m.name, "mechanism"), m.trust, str(m.kind),
+        t.add_row(m.name + _plugin(m.name, "mechanism"), m.trust, str(m.kind), _releases(m),
                   ", ".join(m.samplers) or "-", m.source, m.summary)
     console.print(t)
+    console.print("releases: [bold]integers (float-safe)[/] — exact integer arithmetic, the "
+                  "audited law is what the program outputs; [bold]float64 Laplace (not "
+                  "float-safe)[/] — ε-DP as mathematics, but the low-order bits of a float64 "
+                  "Laplace draw added to a sum can reveal the sum (Mironov, CCS 2012); see "
+                  "docs/privacy.md, \"What each audit certifies\"", highlight=False)
     t = Table(title="instances")
     t.add_column("name")
     t.add_column("description")
@@ -50,5 +55,14 @@ def cmd_list(console):
         t.add_row(f.name, f.source, f.title)
     console.print(t)
     return 0
+
+
+def _releases(m):
+    """The mechanism's declared float safety, in the words of the table."""
+    if not m.kind.private:
+        return "-"
+    if m.float_safe is None:
+        return "not declared"
+    return "integers (float-safe)" if m.float_safe else "float64 Laplace (not float-safe)"
 
 

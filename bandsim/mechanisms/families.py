@@ -24,6 +24,11 @@ base                   family
 :class:`Exact`           no noise (non-private baselines).
 =====================  =====================================================
 
+``float_safe`` (shown by ``bandsim list``) defaults to True for
+:class:`SecAggProtocol` and :class:`Shuffle` (integer releases) and to False
+for :class:`NoiseOnSum` (float64 noise on an exact sum, Mironov, CCS 2012);
+an :class:`InsideEngine` mechanism declares it.
+
 Data-dependent releases (randomized response and the like: a numba
 ``release(rng, n, k, params)`` drawing the analyzer's view from the true
 count) get their own base next to these: a field for the hook, listed in the
@@ -56,6 +61,7 @@ class SecAggProtocol(Mechanism):
     code: int = codes.PLUGIN
     takes: tuple = ("epsilon", "p")
     family: str = "secagg"
+    float_safe: bool = True  # integers end to end (int64 kernels, reduction mod m)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,6 +71,7 @@ class NoiseOnSum(Mechanism):
     kind: Guarantee = Guarantee.LAPLACE
     code: int = codes.PLUGIN
     family: str = "sum"
+    float_safe: bool = False  # float64 noise on an exact sum (Mironov, CCS 2012)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,6 +81,7 @@ class Shuffle(Mechanism):
     kind: Guarantee = Guarantee.APPROX
     takes: tuple = ("epsilon", "delta")
     family: str = "shuffle"
+    float_safe: bool = True  # counts of bits
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -21,6 +21,13 @@ RDP ε̂(α) (Skellam)           Theorem 2's curve × B → ``rdp.compute_epsilo
                              uses it); PLD of the exact binomial view pmfs
 ==========================  ==============================================================
 
+Algorithms whose noise is drawn inside their engines (DP-SE, DP-UCB, DP-SE 2,
+the episodic and Thompson-sampling policies) declare every release one
+participation enters (``Algorithm.participation``,
+:mod:`bandsim.privacy.participation`); their rows compose exactly that list
+(basic; PLD of every release, composed; advanced composition), the worst of
+its cases (e.g. DP-TS's epoch r) reported and named.
+
 The inverse, :func:`calibrate`, finds the largest per-batch ε (the
 algorithm's own parameter, hence its noise) whose B-fold composition meets a
 target total (ε, δ), by bisection over the mechanism as the simulator would
@@ -46,9 +53,10 @@ import numpy as np
 
 from ..errors import ConfigError, check_int, check_range
 from ..guarantees import Guarantee
-from ..registry import get_algorithm, get_mechanism
+from ..registry import algorithms, get_algorithm, get_mechanism
 from . import audit as A
 from . import pmf as P
+from .participation import NEEDS_DP_ACCOUNTING, cases, declares_releases, pld, releases_of
 
 #: Rényi orders used by the RDP conversions (those the audit computes).
 ORDERS = A.ALPHAS
@@ -71,6 +79,8 @@ class Composition:
         ``"claimed"`` (the per-batch guarantee of the theorem) or
         ``"exact"`` (the audited per-batch view).
     note : str
+    case : str
+        The declared case composed (the worst), "" when the releases have none.
     """
 
     method: str
@@ -78,6 +88,7 @@ class Composition:
     delta: float
     basis: str = "claimed"
     note: str = ""
+    case: str = ""
 
 
 def advanced_composition(epsilon, delta, returning, delta_slack):
@@ -243,6 +254,87 @@ class _Batch:
         return out
 
 
+def _need_dp_accounting(field, value):
+    """ConfigError (one line naming the extra) when dp-accounting is not installed."""
+    try:
+        import dp_accounting  # noqa: F401
+    except ImportError:
+        raise ConfigError(field, value, NEEDS_DP_ACCOUNTING) from None
+
+
+def accountable():
+    """Names of the private algorithms the accountant composes (every release declared, or
+    a per-batch mechanism with an exact audit)."""
+    return [a.name for a in algorithms().values()
+            if a.private and (get_mechanism(a.mechanism).auditable or declares_releases(a))]
+
+
+def _declared(algorithm, epsilon, horizon):
+    """(resolved params, releases) of an algorithm that declares non-batch releases, or None."""
+    algo = get_algorithm(algorithm)
+    if algo.name not in accountable():
+        raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(accountable())}")
+    if not declares_releases(algo) or any(p.required and p.name != "epsilon"
+                                          for p in algo.params):
+        return None  # its batch path resolves (and checks) the per-batch parameters
+    prm = algo.resolve({"epsilon": epsilon}, horizon)
+    rel = releases_of(algo, prm, horizon)
+    if any(r.law == "batch" for r in rel):
+        return None
+    return prm, rel
+
+
+def compose_releases(releases, returning, delta):
+    """List of :class:`Composition` of B participations, each entering ``releases``.
+
+    Every participation enters the releases of one case (the same case each
+    time; the worst case is reported and named in ``note``).
+
+    Parameters
+    ----------
+    releases : list of bandsim.privacy.participation.Release
+        ``laplace`` and ``svt`` releases (an algorithm's declaration).
+    returning : int
+        B ≥ 1.
+    delta : float
+        Total δ ∈ [0, 1).
+
+    Returns
+    -------
+    list of Composition
+        basic composition (Σ ε × B, δ = 0), the PLD accountant of the whole
+        list (dp-accounting) and advanced composition (Theorem 7) of the
+        per-participation ε.
+
+    References
+    ----------
+    Chowdhury & Zhou (2023), Appendix I, Theorem 7; dp-accounting PLD
+    (Laplace mechanism PLDs, composed).
+    """
+    by_case = cases(releases)
+    eps1 = {lab: sum(r.epsilon for r in rs) for lab, rs in by_case.items()}
+    worst = max(eps1, key=eps1.get)
+
+    def named(lab):
+        return f"worst case {lab} of {len(by_case)}" if len(by_case) > 1 else ""
+
+    out = [Composition("basic composition (B ε)", returning * eps1[worst], 0.0, note=named(worst),
+                       case=worst)]
+    if delta == 0:
+        return out
+    totals = {}
+    with np.errstate(over="ignore"):
+        for lab, rs in by_case.items():
+            totals[lab] = pld(rs, PLD_INTERVAL).self_compose(returning).get_epsilon_for_delta(delta)
+    lab = max(totals, key=totals.get)
+    out.append(Composition("PLD accountant (dp-accounting)", totals[lab], delta, note=named(lab),
+                           case=lab))
+    e_adv, _ = advanced_composition(eps1[worst], 0.0, returning, delta)
+    out.append(Composition("advanced composition (Theorem 7)", e_adv, delta, note=named(worst),
+                           case=worst))
+    return out
+
+
 def compose(algorithm, epsilon, batch_size, returning, delta, *, batch_delta=None, scale=None,
             p=None, horizon=10**7, exact=True):
     """Total (ε, δ) of a user who returns in ``returning`` batches of ``algorithm``.
@@ -274,6 +366,10 @@ def compose(algorithm, epsilon, batch_size, returning, delta, *, batch_delta=Non
     """
     B = check_int("returning", returning, 1)
     delta = check_range("delta", delta, 0.0, 1.0, lo_open=False)
+    _need_dp_accounting("returning", B)
+    declared = _declared(algorithm, epsilon, horizon)
+    if declared is not None:
+        return compose_releases(declared[1], B, delta)
     batch = _Batch(algorithm, epsilon, batch_size, batch_delta, scale, p, horizon)
     return batch.compose(B, delta, exact)
 
@@ -344,6 +440,9 @@ def calibrate(algorithm, returning, target_epsilon, target_delta, batch_size, *,
     B = check_int("returning", returning, 1)
     target_epsilon = check_range("target_epsilon", target_epsilon, 0.0, None)
     target_delta = check_range("target_delta", target_delta, 0.0, 1.0, lo_open=False)
+    _need_dp_accounting("returning", B)
+    if _declared(algorithm, 1.0, horizon) is not None:
+        return _calibrate_releases(algorithm, B, target_epsilon, target_delta, horizon)
     shuffle = _Batch(algorithm, 1.0, 1, 0.5, horizon=horizon).kind.composition == "approx"
     d_batch = target_delta / (2 * B) if shuffle else None
     if shuffle and target_delta == 0:
@@ -372,5 +471,38 @@ def calibrate(algorithm, returning, target_epsilon, target_delta, batch_size, *,
     return out
 
 
-__all__ = ["Calibration", "Composition", "advanced_composition", "calibrate", "compose",
-           "rdp_to_dp"]
+def _calibrate_releases(algorithm, B, target_epsilon, target_delta, horizon):
+    """:func:`calibrate` for an algorithm that declares its releases: bisection over its ε.
+
+    Each method is bisected on its worst case alone (one PLD per step, not one
+    per case); if another case is worse at the result, the bisection is redone
+    on that one.
+    """
+    def rel(e, case=None):
+        out = _declared(algorithm, e, horizon)[1]
+        return out if case is None else [r for r in out if r.case in ("", case)]
+
+    out = []
+    for i, c in enumerate(compose_releases(rel(1.0), B, target_delta)):
+        case, tried = c.case, set()
+        while True:
+            def total(e, i=i, case=case):
+                return compose_releases(rel(e, case), B, target_delta)[i].epsilon
+
+            e = _bisect(total, target_epsilon)
+            tried.add(case)
+            if math.isnan(e):
+                break
+            full = compose_releases(rel(e), B, target_delta)[i]
+            if full.case in tried or full.epsilon <= target_epsilon:
+                break
+            case = full.case
+        if math.isnan(e):
+            continue
+        noise = dict(noise="; ".join(r.describe() for r in rel(e, case)))
+        out.append(Calibration(c.method, e, 0.0, full.epsilon, noise))
+    return out
+
+
+__all__ = ["Calibration", "Composition", "accountable", "advanced_composition", "calibrate",
+           "compose", "compose_releases", "rdp_to_dp"]

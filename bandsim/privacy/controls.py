@@ -116,4 +116,25 @@ def inverted_polya_mechanism(name="dist-dp"):
     return bug
 
 
-__all__ = ["inverted_polya_mechanism", "inverted_polya_parameter", "under_noised"]
+def ceil_rounding_kernel():
+    """The per-user kernel ``draw_per_user_given`` with randomized rounding started from
+    ⌈x g⌉ instead of ⌊x g⌋ (x̂ reaches g + 1 for a fractional reward): a negative
+    control the neighbours 0 and 1 cannot see (rounding is trivial there)."""
+    import math
+
+    import numba
+    import numpy as np
+
+    from ..kernels import secagg as ksecagg
+    from ..kernels._jit import rebind
+
+    @numba.njit(nogil=True, error_model="numpy")  # not cached: a throwaway control
+    def encode(rng, x, g):
+        y = x * g
+        return np.int64(math.ceil(y)) + (1 if rng.random() < y - math.floor(y) else 0)
+
+    return rebind(ksecagg.draw_per_user_given, {"encode": encode})
+
+
+__all__ = ["ceil_rounding_kernel", "inverted_polya_mechanism", "inverted_polya_parameter",
+           "under_noised"]

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..registry import get_mechanism
 from . import audit as A
+from .participation import per_user_text, releases_of
 from .pmf import PmfTooLarge
 
 #: Most points an audit may evaluate at simulation time: (pure DP, Rényi) (≲ 1 s).
@@ -48,7 +49,7 @@ def _largest_batch(plan):
     return int(batch[s, k + 2]), int(s), int(k + 2)
 
 
-def _claimed(algo, spec, params, plan):
+def _claimed(algo, spec, params, plan, horizon):
     """The claimed guarantee: the plan's own statement, else the mechanism's batch claim."""
     if spec is None or not spec.kind.private:
         return dict(guarantee="none")
@@ -58,8 +59,8 @@ def _claimed(algo, spec, params, plan):
         mech_notes = (getattr(plan, "notes", None) or {}).get("mechanism") or {}
         if "exact_delta_max" in mech_notes:
             claim["exact_delta_max"] = mech_notes["exact_delta_max"]
-    claim.setdefault("per_user", "each user contributes to one batch (parallel composition); "
-                     "for users returning in B batches see `bandsim audit --returning B`")
+    claim["per_user"] = per_user_text(releases_of(algo, params, horizon), algo.name,
+                                      params.get("epsilon"), horizon)
     if not spec.auditable:
         claim["audit"] = dict(skipped="no exact audit for this mechanism (bandsim audit "
                                       f"covers {', '.join(A.auditable())})")
@@ -99,7 +100,7 @@ def result_privacy(algo, params, plan, horizon, audit=True):
         non-private algorithms.
     """
     spec = get_mechanism(algo.mechanism) if algo.mechanism else None
-    claim = _claimed(algo, spec, params, plan)
+    claim = _claimed(algo, spec, params, plan, horizon)
     if spec is None or not spec.auditable:
         return claim
     try:

@@ -47,6 +47,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from . import pmf as P
+from .sampled_checks import fractional_pairs, scale_test
 
 #: Draws per path and neighbouring input.
 DRAWS = 10**6
@@ -94,6 +95,7 @@ class Bound:
     event: str
     counts: tuple
     draws: int
+    draws1: int = 0  # draws under input 1 when they differ (fractional neighbours)
 
 
 @dataclass
@@ -214,21 +216,25 @@ def _cp_upper(k, n, a):
     return np.where(k < n, out, 1.0)
 
 
-def _event_bounds(c0, c1, n0, n1, delta, a):
-    """ε lower bounds of events with counts c0 (input 0) and c1 (input 1), both directions."""
+def _directed_bounds(c0, c1, n0, n1, delta, a, up):
+    """ε lower bounds of events in one direction: log((P̲₁ − δ)/P̄₀) if ``up``, else with
+    the inputs swapped; each Clopper–Pearson limit at level ``a``."""
+    if not up:
+        c0, c1, n0, n1 = c1, c0, n1, n0
     with np.errstate(divide="ignore", invalid="ignore"):
-        up = np.log(np.maximum(_cp_lower(c1, n1, a) - delta, 0.0)) - np.log(_cp_upper(c0, n0, a))
-        down = np.log(np.maximum(_cp_lower(c0, n0, a) - delta, 0.0)) - np.log(_cp_upper(c1, n1, a))
-    return np.maximum(np.nan_to_num(up, nan=-np.inf), np.nan_to_num(down, nan=-np.inf))
+        out = np.log(np.maximum(_cp_lower(c1, n1, a) - delta, 0.0)) - np.log(_cp_upper(c0, n0, a))
+    return np.nan_to_num(out, nan=-np.inf)
 
 
 def epsilon_lower_bound(cells0, cells1, n_cells, delta=0.0, beta=BETA, labels=None):
     """Empirical lower bound on ε from draws on an ordered line of cells.
 
     The draws of each input are split in halves; the event (a threshold set
-    {cell ≥ t} or {cell ≤ t}) with the best bound on the first halves is
-    bounded on the second halves by Clopper–Pearson intervals, each at
-    confidence 1 − β/2 (so the bound holds with probability ≥ 1 − β).
+    {cell ≥ t} or {cell ≤ t}) **and the direction** (which input is the
+    numerator) with the best bound on the first halves are bounded on the
+    second halves by two Clopper–Pearson limits, each at confidence 1 − β/2:
+    the bound holds with probability ≥ 1 − β (evaluating both directions on
+    the second halves, and keeping the larger, would only hold with 1 − 2β).
 
     Parameters
     ----------
@@ -255,12 +261,15 @@ def epsilon_lower_bound(cells0, cells1, n_cells, delta=0.0, beta=BETA, labels=No
         cand.append((name, s0, s1, f(ev0), f(ev1)))
     best, pick = -np.inf, None
     for name, s0, s1, e0, e1 in cand:
-        score = _event_bounds(s0, s1, h0, h1, delta, a)
-        j = int(np.argmax(score))
-        if score[j] > best:
-            best, pick = score[j], (name, j, e0[j], e1[j])
-    name, j, k0, k1 = pick
-    lb = float(_event_bounds(np.array([k0]), np.array([k1]), m0, m1, delta, a)[0])
+        for up in (True, False):  # the direction is chosen here, on the selection half
+            score = _directed_bounds(s0, s1, h0, h1, delta, a, up)
+            j = int(np.argmax(score))
+            if score[j] > best:
+                best, pick = score[j], (name, j, e0[j], e1[j], up)
+    if pick is None:  # every selection bound is −∞: any event will do
+        pick = ("≥", 0, m0, m1, True)
+    name, j, k0, k1, up = pick
+    lb = float(_directed_bounds(np.array([k0]), np.array([k1]), m0, m1, delta, a, up)[0])
     with np.errstate(divide="ignore"):
         est = abs(math.log(max(k1, 0.5) / m1) - math.log(max(k0, 0.5) / m0))
     t = labels[j] if labels is not None else j
@@ -303,6 +312,7 @@ class _Pair:
     labels: np.ndarray = None
     inputs: tuple = ("0", "1")
     gof_only: bool = False
+    tested0: bool = False  # its input-0 draws are another pair's, tested there
 
 
 def _circle(view_logp, m, k0, k1, y0, y1, path, inputs):
@@ -359,6 +369,8 @@ def _secagg_pairs(spec, b, draws, rng, notes):
         ys = [to_y(per_user(rng, b.code, x, fpar, ipar, draws)) for x in xs]
         pairs.append(_circle(user_view.logp, m, 0, g, *ys, "per-user",
                              ("x = (0, …, 0)", "x = (1, 0, …, 0)")))
+        pairs += fractional_pairs(user_view, m, g, n_view, per_user, b.code, fpar, ipar, draws,
+                                   rng, ys[0], to_y)
     if local and b.n > 1:  # the batch aggregate: n-fold sum of the per-user law
         agg = _sum_view(law, b.n, m)
         y = to_y(batched(rng, b.code, np.zeros(draws, np.int64), b.n, fpar, ipar))
@@ -525,16 +537,21 @@ def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0):
         return rep
     for pair in pairs:
         for i in (0, 1):
-            if pair.gof_only and i:
+            if (pair.gof_only and i) or (pair.tested0 and not i):
                 continue
             counts = np.bincount(pair.cells[i], minlength=pair.n_cells)
             stat, p, cells = g_test(counts, pair.probs[i])
             rep.checks.append(Check(pair.path, pair.inputs[i], len(pair.cells[i]), cells,
                                     stat, p))
+            if i == 0:  # the noise scale alone, on the x = 0 draws
+                stat, p, cells = scale_test(counts, pair.probs[i])
+                rep.checks.append(Check(f"{pair.path} (scale)", pair.inputs[i],
+                                        len(pair.cells[i]), cells, stat, p))
         if not pair.gof_only:
             lb, est, event, counts = epsilon_lower_bound(*pair.cells, pair.n_cells,
                                                          rep.claim["delta"], labels=pair.labels)
-            rep.bounds.append(Bound(pair.path, lb, est, event, counts, len(pair.cells[0])))
+            rep.bounds.append(Bound(pair.path, lb, est, event, counts, len(pair.cells[0]),
+                                    len(pair.cells[1])))
     rep.seconds = time.perf_counter() - t0
     return rep
 

@@ -154,7 +154,7 @@ def test_negative_control_engine_scale_mutations(monkeypatch, name, target, muta
 
         orig = svt.Se2Plan
         monkeypatch.setattr(svt, "Se2Plan",
-                            lambda q, w, s, h, st: orig(q, w, s, h / 2, st))
+                            lambda **kw: orig(**{**kw, "hist_scale": kw["hist_scale"] / 2}))
     else:
         monkeypatch.setattr(target, mutant)
     assert not engine_scales_match(name)

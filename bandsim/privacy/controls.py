@@ -120,13 +120,8 @@ def ceil_rounding_kernel():
     """The per-user kernel ``draw_per_user_given`` with randomized rounding started from
     ⌈x g⌉ instead of ⌊x g⌋ (x̂ reaches g + 1 for a fractional reward): a negative
     control the neighbours 0 and 1 cannot see (rounding is trivial there)."""
-    import math
-
     import numba
     import numpy as np
-
-    from ..kernels import secagg as ksecagg
-    from ..kernels._jit import rebind
 
     @numba.njit(nogil=True, error_model="numpy")  # not cached: a throwaway control
     def encode(rng, x, g):

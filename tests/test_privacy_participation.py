@@ -250,3 +250,32 @@ def test_missing_dp_accounting_cli_is_one_line_exit_2(monkeypatch, capsys):
     err = capsys.readouterr()
     assert code == 2 and "Traceback" not in err.err + err.out
     assert "pip install dp-accounting" in err.err + err.out
+
+
+def _dp_ts_audit(eps=0.8):
+    from bandsim.algorithms import episodic
+    from bandsim.registry import get_mechanism
+
+    spec = get_mechanism("dp-ts-composition")
+    return episodic._audit_dp_ts(spec.derive(64, {"epsilon": eps}), "dp-ts")
+
+
+def test_dp_ts_exact_audit_reads_the_declared_releases(monkeypatch):
+    from bandsim.algorithms import episodic
+
+    rep = _dp_ts_audit()
+    assert rep.passed
+    assert [r.exact for r in rep.rows] == pytest.approx([0.4, 0.4, 0.8], rel=1e-12)
+    # negative control: the declared nodes without the ε/2 split (Lap(2(r + 1)/ε) → Lap((r +
+    # 1)/ε)); the audit restated no constant, so its tree row doubles and fails
+    orig = episodic.dp_ts_participation
+
+    def halved(params, horizon):
+        return [episodic.Release(r.law, r.what, r.scale / 2 if r.case else r.scale,
+                                 count=r.count, case=r.case) for r in orig(params, horizon)]
+
+    monkeypatch.setattr(episodic, "dp_ts_participation", halved)
+    rep = _dp_ts_audit()
+    assert not rep.passed
+    assert [r.short for r in rep.failures] == ["ε tree", "ε"]
+    assert rep.rows[1].exact == pytest.approx(0.8, rel=1e-12)

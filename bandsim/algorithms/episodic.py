@@ -50,7 +50,7 @@ from ..kernels import codes, episodic, indices, thompson
 from ..mechanisms import SumBatch
 from ..mechanisms.families import InsideEngine
 from ..params import EPSILON, Param
-from ..privacy.participation import Release, laplace_participation
+from ..privacy.participation import Release, cases, laplace_participation
 from ..privacy.report import AuditReport, Row
 from ..registry import register as add
 from .base import EPISODIC_SHARD_RUNS, EpisodicPlan, laplace_claim
@@ -383,19 +383,26 @@ def _dp_ts_batch(n, epsilon):
                     theorem=f"{HU_HEGDE}, Theorem 1")
 
 
+#: Pulls of one arm the exact audit of DP-TS covers: epochs r = 0 … 39.
+AUDIT_PULLS = 2**40
+
+
 def _audit_dp_ts(batch, algorithm, fold_max=None):
-    """DP-TS as a composition: the epoch sums' Laplace, and r + 1 nodes of the binary
-    mechanism in epoch r (each Lap(2(r + 1)/ε)), audited exactly and added up."""
+    """DP-TS as a composition of its declared releases (:func:`dp_ts_participation` over
+    :data:`AUDIT_PULLS` pulls): each Laplace release audited exactly, the epoch sum's and
+    the worst epoch r's r + 1 nodes added up, against Theorem 1's ε/2 + ε/2."""
     from ..privacy.audit import audit_laplace  # the privacy toolkit loads scipy
 
     eps = batch.privacy["epsilon"]
-    epoch = audit_laplace(2.0 / eps, eps / 2, batch.n, algorithm=algorithm)
-    rows = [Row("ε of an epoch sum (Lap(2/ε))", eps / 2, epoch.rows[0].exact, error=1e-12,
-                short="ε epoch")]
-    worst = 0.0
-    for r in range(0, 40):  # epochs r = 0 … 39 (2^40 pulls of one arm)
-        node = audit_laplace(2.0 * (r + 1) / eps, eps / (2 * (r + 1)), batch.n)
-        worst = max(worst, (r + 1) * node.rows[0].exact)
+    releases = dp_ts_participation(dict(epsilon=eps), AUDIT_PULLS)
+
+    def exact(rs):  # ε of every release in rs (count of each), each audited exactly
+        return sum(r.count * audit_laplace(r.scale, r.epsilon / r.count, batch.n,
+                                           r.sensitivity).rows[0].exact for r in rs)
+
+    rows = [Row("ε of an epoch sum (Lap(2/ε))", eps / 2,
+                exact(r for r in releases if not r.case), error=1e-12, short="ε epoch")]
+    worst = max(exact(r for r in rs if r.case) for rs in cases(releases).values())
     rows.append(Row("ε of the binary mechanism (r + 1 nodes, worst epoch r)", eps / 2, worst,
                     error=1e-12, short="ε tree"))
     rows.append(Row("ε total (basic composition)", eps, rows[0].exact + worst, error=1e-12,

@@ -43,6 +43,9 @@ def _check_mechanism(m, kernel_keys, compile_hooks):
     who = _owner(m)
     if not callable(m.batch):
         raise ConfigError(f"{who} batch", m.batch, "must be callable (n, **params) -> batch")
+    if not (m.float_safe is None or isinstance(m.float_safe, bool)):
+        raise ConfigError(f"{who} float_safe", m.float_safe,
+                          "must be True (integer releases), False (float noise) or None")
     hooked = False
     for field, (argtypes, text) in type(m).hooks.items():
         fn = getattr(m, field, None)
@@ -81,6 +84,9 @@ def _check_algorithm(a, mechanisms, reward_models, costs, compile_hooks):
     who = _owner(a)
     if not callable(a.plan):
         raise ConfigError(f"{who} plan", a.plan, "must be callable (params, arms, horizon)")
+    if a.participation is not None and not callable(a.participation):
+        raise ConfigError(f"{who} participation", a.participation,
+                          "must be callable (params, horizon) -> list of Release, or None")
     if a.mechanism is not None and a.mechanism not in mechanisms:
         raise ConfigError(f"{who} mechanism", a.mechanism,
                           f"needs a registered mechanism (known: {', '.join(mechanisms)})")

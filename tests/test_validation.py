@@ -129,6 +129,17 @@ def test_plugin_mechanisms_need_exactly_the_kernels_their_family_consumes():
         sum_mechanism(kind="sometimes")  # refused when declared
 
 
+def test_declared_releases_and_float_safety_are_checked():
+    refused(elimination(participation="one batch"),
+            "algorithm 'val-se' participation='one batch'", "callable (params, horizon)")
+    refused(sum_mechanism(float_safe="yes"), "mechanism 'val-sum' float_safe='yes'",
+            "True (integer releases), False (float noise) or None")
+    refused(sum_mechanism(float_safe=1), "float_safe=1")  # 1 == True, but not a declaration
+    # the families' defaults pass: one batch of the mechanism; float64 noise on a sum
+    assert elimination().participation(dict(), 10)[0].law == "batch"
+    assert sum_mechanism().float_safe is False
+
+
 def test_one_bad_declaration_registers_none_of_the_call():
     good = elimination(name="val-good")
     with pytest.raises(bandsim.ConfigError):

@@ -29,6 +29,12 @@ An engine of your own
     :class:`Shard` (what ``run_shard(rng, shard)`` receives) and
     :mod:`kernel_rewards` (``kernel_rewards.batch_sum(rng, code, par, n)``,
     ``kernel_rewards.draw(rng, code, par)``: every reward model's draws).
+Declared releases
+    :class:`Release`, :func:`per_batch`, :func:`laplace_participation`: what
+    ``Algorithm.participation(params, horizon)`` returns — every noisy release
+    one participation's reward enters (the returning-user accountant composes
+    it; a family may default it). ``Mechanism.float_safe``: integer releases
+    (True) or float64 noise (False).
 Mechanism helpers
     :mod:`secagg` (``secagg.finish(...)`` builds a SecAgg batch, keywords
     only), :class:`SumBatch`, :func:`secagg_audit`, :func:`secagg_audit_points`,
@@ -73,6 +79,7 @@ from .mechanisms import SumBatch, secagg
 from .mechanisms.families import Exact, InsideEngine, NoiseOnSum, SecAggProtocol, Shuffle
 from .params import (BATCH_SIZE, BETA, DELTA, EPSILON, GROWTH, HALF_OVER_T, ONE_OVER_T, P,
                      REQUIRED, SCALE, Derived, Param)
+from .privacy.participation import Release, laplace_participation, per_batch
 from .registry import (Algorithm, Mechanism, get_algorithm, get_mechanism, register,
                        unregister)
 from .runner import simulate
@@ -106,9 +113,10 @@ __all__ = ["Algorithm", "audit", "BATCH_SIZE", "batch_size", "BatchedElimination
            "Binomial", "build_tables", "check", "codes", "confidence_radius", "ConfigError",
            "DELTA", "Derived", "DiscreteGaussian", "DiscreteLaplace", "EpisodicIndex",
            "EpisodicPlan", "EPSILON", "Exact", "get_algorithm", "get_mechanism", "GROWTH",
-           "Guarantee", "HALF_OVER_T", "InsideEngine", "kernel_rewards", "laplace_claim", "Law",
+           "Guarantee", "HALF_OVER_T", "InsideEngine", "kernel_rewards", "laplace_claim",
+           "laplace_participation", "Law",
            "Mechanism", "mechanism_tables", "NoiseOnSum", "ONE_OVER_T", "P", "Param",
-           "PerRoundThompson", "PerStep", "Plan", "plan_protocol", "provenance", "register",
-           "REQUIRED", "SCALE", "secagg", "secagg_audit", "secagg_audit_points",
+           "per_batch", "PerRoundThompson", "PerStep", "Plan", "plan_protocol", "provenance",
+           "register", "Release", "REQUIRED", "SCALE", "secagg", "secagg_audit", "secagg_audit_points",
            "SecAggProtocol", "Shard", "Shuffle", "simulate", "Skellam", "SumBatch", "SVTEngine",
            "unregister"]

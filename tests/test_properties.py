@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import bandsim
@@ -64,6 +64,11 @@ anything = st.one_of(st.none(), st.booleans(), st.integers(-10, 10**12),
                               "checkpoints", "instance", "growth", "p", "instance_file",
                               "threads", "rewards", "sigma"]),
        value=anything)
+# found by hypothesis: q² underflowing to 0 (tiny ε), g = ⌈ε√n⌉ infinite and m beyond a float
+@example(field="epsilon", value=7.584951643390239e-224)
+@example(field="epsilon", value=8.98846567431158e+307)
+@example(field="epsilon", value=2.247116418577895e+307)
+@example(field="epsilon", value=1e15)
 def test_simulate_returns_or_raises_config_error(field, value):
     kw = dict(instance="C1", arms=3, horizon=2_000, runs=2, seed=1, epsilon=0.5)
     if field == "means":

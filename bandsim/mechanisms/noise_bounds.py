@@ -22,7 +22,8 @@ def laplace_noise(epsilon, g):
 def dlaplace_variance(epsilon, g):
     """Var Lap_Z(g/ε) = 2β/(1 − β)², β = e^{−ε/g}."""
     q, beta = laplace_noise(epsilon, g)
-    return 2.0 * beta / (q * q)
+    qq = q * q
+    return 2.0 * beta / qq if qq > 0 else math.inf  # q below ~1e-154: the samplers refuse it
 
 
 def skellam_rdp(alpha, epsilon, scale, n=None, g=None):

@@ -232,12 +232,17 @@ def check_protocol_params(n, epsilon, p, scale=1.0):
     Raises
     ------
     ConfigError
-        n < 1, ε ≤ 0, p ∉ (0, 1) or s < 1.
+        n < 1, ε ≤ 0, p ∉ (0, 1), s < 1, or ε√n beyond the int64-safe modulus
+        limit 2^62 (the precision g = ⌈ε√n⌉ alone would exceed it).
     """
     n = check_int("n", n, 1)
     epsilon = check_range("epsilon", epsilon, 0.0, None)
     p = check_range("p", p, 0.0, 1.0)
     scale = check_range("scale", scale, 1.0, None, lo_open=False)
+    if not epsilon * math.sqrt(n) <= MAX_MODULUS:
+        raise ConfigError("epsilon", epsilon,
+                          f"too large for a batch of n = {n:,}: the precision g = ⌈ε√n⌉ "
+                          f"exceeds the int64-safe modulus limit 2^62; lower ε or the horizon")
     return n, epsilon, p, scale
 
 def check_sampler_ranges(code, n, epsilon, fpar, scale=1.0):
@@ -295,7 +300,8 @@ def _finish(*, name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sig
     m = n * g + 2 * tau + 1
     if m > MAX_MODULUS:
         raise ConfigError("epsilon", epsilon,
-                          f"modulus m = n g + 2τ + 1 = {m:.3g} for a batch of n = {n:,} "
+                          f"modulus m = n g + 2τ + 1 = {float(min(m, 2**1023)):.3g} for a "
+                          f"batch of n = {n:,} "
                           f"users exceeds the int64-safe limit 2^62; lower ε, the scale s "
                           f"or the horizon")
     return Batch(name=name, n=n, epsilon=epsilon, p=p, scale=scale, g=g, tau=tau, m=m,

@@ -75,7 +75,10 @@ class Mechanism:
         signature ``(rng, mech, n, fpar) -> int64``).
     family : str
         ``secagg`` (protocol P = (R, S, A) of Chowdhury & Zhou), ``sum``
-        (noise on the exact batch sum), ``shuffle`` or ``none``.
+        (noise on the exact batch sum), ``release`` (a data-dependent release
+        from the batch's true count, ``kernels={"release": f}``), ``shuffle``
+        or ``none``. Kernel keys a family does not consume are refused
+        (:func:`bandsim.engines.check_mechanism`).
     summarize : callable (batches: list) -> dict, optional
         Privacy entries over all the batches a run uses (e.g. the worst
         per-batch ε̂), merged into the result's privacy.
@@ -102,6 +105,10 @@ class Mechanism:
     summarize: Callable = None
     view: str = "ŷ"
     user_law: Callable = None
+    # --- added for the one-kernel-path / release family (merge: port onto the
+    # family base classes). release_law(n, k, fpar) -> (values float64 (V,),
+    # probs float64 (V,)): the exact law of kernels["release"](rng, n, k, fpar).
+    release_law: Callable = None
 
     def derive(self, n, params):
         """The batch object for ``n`` users from an algorithm's resolved parameters."""
@@ -141,6 +148,10 @@ class Algorithm:
         Its specification is only partly pinned (shown in ``bandsim list``).
     family : str
         Non-private counterpart's name for privacy-cost columns (optional).
+    decide : numba dispatcher, optional
+        The decision rule of an algorithm on the batched decision-rule engine
+        (``engine="decision"``; :mod:`bandsim.kernels.decisions`), compiled
+        against its signature at registration.
     """
 
     name: str
@@ -155,6 +166,9 @@ class Algorithm:
     binary_rewards: bool = False
     provisional: bool = False
     family: str = None
+    # --- added for the batched decision-rule engine (merge: port onto the
+    # decision-rule family base class): the numba hook called between batches.
+    decide: Callable = None
 
     def resolve(self, given, horizon):
         """Validated parameter values (see :func:`bandsim.params.resolve`)."""
@@ -217,6 +231,9 @@ def register(*declarations, replace=False):
                               "must be a bandsim.Algorithm or bandsim.Mechanism")
         if d.name in table and not replace and table[d.name] is not d:
             raise ConfigError("name", d.name, "is registered already (pass replace=True)")
+        from . import engines  # kernels compiled against their signatures, keys checked
+
+        (engines.check_mechanism if table is _MECHANISMS else engines.check_algorithm)(d)
         if d.name in table and table[d.name] is not d and isinstance(d, Mechanism):
             from .engines import clear
 

@@ -23,7 +23,7 @@ from .regret import advance, commit, start_run
 
 
 @jit
-def run_shard(rng, shard, tables):
+def run_shard(rng, shard, tables, hooks):
     """Simulate a shard of independent runs of one elimination algorithm.
 
     Parameters
@@ -34,6 +34,10 @@ def run_shard(rng, shard, tables):
         The runs (instance, horizon, checkpoints, output rows).
     tables : kernels.shard.EliminationTables
         The algorithm's tables (below).
+    hooks : kernels.hooks.Hooks
+        A plug-in mechanism's first-class kernels (:mod:`kernels.hooks`);
+        built-in mechanism codes never call them. Every mechanism, built-in or
+        plug-in, runs this one compiled (and disk-cached) engine.
 
     Fields used
     -----------
@@ -109,7 +113,8 @@ def run_shard(rng, shard, tables):
                 break
             for j in range(k):
                 a = active[j]
-                x = batch_estimate(rng, mech, rcode, rpar[r, a], n, fpar[s, k], ipar[s, k])
+                x = batch_estimate(rng, mech, rcode, rpar[r, a], n, fpar[s, k], ipar[s, k],
+                                   hooks)
                 if cumulative:
                     sums[a] += x
                     counts[a] += n

@@ -23,6 +23,10 @@ Two paths give the analyzer's output z (reward units, float64):
     Σ η_i from its closed form, one reduction mod m, A. Modular addition
     distributes, so (Σ x̂ + Σ η) mod m is exactly ŷ (Chowdhury & Zhou (2023), eq. (3)).
 
+Every kernel takes ``hooks`` last (:class:`kernels.hooks.Hooks`): the
+first-class plug-in kernels a ``PLUGIN`` (100) mechanism draws its noise with
+(``hooks.user_noise``, ``hooks.total_noise``); built-in codes never call them.
+
 Mechanism codes (``mech``), with ``ipar = [g, τ, m]`` and ``fpar``:
 
 ``DIST_DP`` (2)
@@ -73,7 +77,7 @@ def analyze(y, n, g, tau, m):
 
 
 @jit
-def user_noise(rng, mech, n, fpar):
+def user_noise(rng, mech, n, fpar, hooks):
     """One user's noise η_i (int64) for mechanism ``mech`` in a batch of n.
 
     Raises ``ValueError`` for an unknown ``mech`` or invalid noise parameters
@@ -90,11 +94,13 @@ def user_noise(rng, mech, n, fpar):
         return discrete_laplace(rng, fpar[0])
     if mech == CENTRAL:
         return np.int64(0)  # no local noise (Algorithm 4)
-    raise ValueError("user_noise: unknown mechanism code (known: 2-7)")
+    if mech == PLUGIN:
+        return hooks.user_noise(rng, mech, n, fpar)
+    raise ValueError("user_noise: unknown mechanism code (known: 2-7, 100)")
 
 
 @jit
-def total_noise(rng, mech, n, fpar):
+def total_noise(rng, mech, n, fpar, hooks):
     """Σ η_i over the batch from its closed form (int64).
 
     Pólya pairs sum to Lap_Z(g/ε) (Fact 1); Skellams sum to a Skellam;
@@ -112,7 +118,9 @@ def total_noise(rng, mech, n, fpar):
         return discrete_laplace_sum(rng, n, fpar[0])
     if mech == CENTRAL:
         return np.int64(0)  # no local noise (Algorithm 4)
-    raise ValueError("total_noise: unknown mechanism code (known: 2-7)")
+    if mech == PLUGIN:
+        return hooks.total_noise(rng, mech, n, fpar)
+    raise ValueError("total_noise: unknown mechanism code (known: 2-7, 100)")
 
 
 @jit
@@ -148,15 +156,15 @@ def finish(rng, mech, yhat, n, fpar, ipar):
 
 
 @jit
-def batched_output(rng, mech, xhat_sum, n, fpar, ipar):
+def batched_output(rng, mech, xhat_sum, n, fpar, ipar, hooks):
     """Analyzer output for a batch whose encoded sum Σ x̂ is given (batched path)."""
     m = ipar[2]
-    yhat = (xhat_sum + total_noise(rng, mech, n, fpar)) % m
+    yhat = (xhat_sum + total_noise(rng, mech, n, fpar, hooks)) % m
     return finish(rng, mech, yhat, n, fpar, ipar)
 
 
 @jit
-def per_user_output(rng, mech, x, fpar, ipar):
+def per_user_output(rng, mech, x, fpar, ipar, hooks):
     """Analyzer output for given rewards x (float64 (n,)), user by user.
 
     Each user runs R (encode, own noise, mod m); S sums the y_i mod m.
@@ -165,13 +173,13 @@ def per_user_output(rng, mech, x, fpar, ipar):
     n = x.shape[0]
     yhat = np.int64(0)
     for i in range(n):
-        yi = (encode(rng, x[i], g) + user_noise(rng, mech, n, fpar)) % m
+        yi = (encode(rng, x[i], g) + user_noise(rng, mech, n, fpar, hooks)) % m
         yhat = (yhat + yi) % m
     return finish(rng, mech, yhat, n, fpar, ipar)
 
 
 @jit
-def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
+def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
     """Analyzer's estimate of the sum of n rewards of one arm: batched path (float64).
 
     Parameters
@@ -187,64 +195,66 @@ def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
         Noise parameters (see the module docstring).
     ipar : int64 (3,)
         Precision g, accuracy τ and modulus m = n g + 2τ + 1.
+    hooks : kernels.hooks.Hooks
+        Plug-in noise kernels (read for ``PLUGIN`` only).
     """
     return batched_output(rng, mech, encoded_sum(rng, rcode, rpar, n, ipar[0]),
-                          n, fpar, ipar)
+                          n, fpar, ipar, hooks)
 
 
 @jit
-def per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
+def per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
     """Same as :func:`batched_estimate`, every user simulated (the per-user twin)."""
     g, m = ipar[0], ipar[2]
     yhat = np.int64(0)
     for _ in range(n):
         x = draw_reward(rng, rcode, rpar)
-        yi = (encode(rng, x, g) + user_noise(rng, mech, n, fpar)) % m
+        yi = (encode(rng, x, g) + user_noise(rng, mech, n, fpar, hooks)) % m
         yhat = (yhat + yi) % m
     return finish(rng, mech, yhat, n, fpar, ipar)
 
 
 @jit
-def draw(rng, mech, rcode, rpar, n, fpar, ipar, size, per_user):
+def draw(rng, mech, rcode, rpar, n, fpar, ipar, size, per_user, hooks):
     """``size`` independent analyzer outputs (float64 (size,)) of the batched
     path, or of the per-user path when ``per_user`` is true."""
     out = np.empty(size)
     for i in range(size):
         if per_user:
-            out[i] = per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
+            out[i] = per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
         else:
-            out[i] = batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
+            out[i] = batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
     return out
 
 
 @jit
-def draw_batched_given(rng, mech, xhat_sums, n, fpar, ipar):
+def draw_batched_given(rng, mech, xhat_sums, n, fpar, ipar, hooks):
     """Batched analyzer outputs, one per given encoded sum Σ x̂ (int64 (size,))."""
     out = np.empty(xhat_sums.shape[0])
     for i in range(xhat_sums.shape[0]):
-        out[i] = batched_output(rng, mech, xhat_sums[i], n, fpar, ipar)
+        out[i] = batched_output(rng, mech, xhat_sums[i], n, fpar, ipar, hooks)
     return out
 
 
 @jit
-def draw_per_user_given(rng, mech, x, fpar, ipar, size):
+def draw_per_user_given(rng, mech, x, fpar, ipar, size, hooks):
     """``size`` per-user analyzer outputs for fixed rewards x (float64 (n,))."""
     out = np.empty(size)
     for i in range(size):
-        out[i] = per_user_output(rng, mech, x, fpar, ipar)
+        out[i] = per_user_output(rng, mech, x, fpar, ipar, hooks)
     return out
 
 
 @jit
-def draw_total_noise(rng, mech, n, fpar, size, per_user):
+def draw_total_noise(rng, mech, n, fpar, size, per_user, hooks):
     """``size`` draws of the total noise Σ η_i (int64), batched or per user."""
     out = np.empty(size, np.int64)
     for i in range(size):
         if per_user:
             s = np.int64(0)
             for _ in range(n):
-                s += user_noise(rng, mech, n, fpar)
+                s += user_noise(rng, mech, n, fpar, hooks)
             out[i] = s
         else:
-            out[i] = total_noise(rng, mech, n, fpar)
+            out[i] = total_noise(rng, mech, n, fpar, hooks)
     return out

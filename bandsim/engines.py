@@ -83,13 +83,13 @@ def check_mechanism(spec):
     if spec.family == "release" and getattr(spec, "release_law", None) is None:
         raise ConfigError("release_law", None, f"{who}: a release mechanism declares its exact "
                           "output law release_law(n, k, fpar) -> (values, probs)")
+    _enable_cache(kernels.values())  # before the first compilation, which is then saved
     for key, fn in kernels.items():
         try:
             hooks.as_hook(key, fn)
         except TypeError as e:
             raise ConfigError(f"kernels[{key!r}]", getattr(fn, "__name__", fn),
                               f"{who}: {e}") from None
-    _enable_cache(kernels.values())
 
 
 def check_algorithm(spec):
@@ -99,19 +99,20 @@ def check_algorithm(spec):
     fn = getattr(spec, "decide", None)
     if fn is None:
         return
+    _enable_cache([fn])
     try:
         hooks.as_hook("decide", fn)
     except TypeError as e:
         raise ConfigError("decide", getattr(fn, "__name__", fn),
                           f"algorithm {spec.name}: {e}") from None
-    _enable_cache([fn])
 
 
 def _enable_cache(fns):
     """Cache plug-in kernels on disk where Numba can locate their source (best effort)."""
     for fn in fns:
-        if getattr(fn, "_cache", None) is not None and type(fn._cache).__name__ != "NullCache":
-            continue
+        if (not hasattr(fn, "enable_caching") or fn.signatures
+                or type(getattr(fn, "_cache", None)).__name__ != "NullCache"):
+            continue  # not a dispatcher, compiled already, or caching already
         try:
             fn.enable_caching()
         except Exception:  # no file (exec'd code, a notebook) or no writable location

@@ -25,7 +25,8 @@ def doc_blocks():
 
 
 EXAMPLE_NAMES = ("greedy-dist-se", "dist-binomial", "dist-binomial-se", "dist-binomial-weak",
-                 "dist-binomial-weak-se")
+                 "dist-binomial-weak-se", "dp-moss", "private-etc", "rr", "rr-se", "rr-weak",
+                 "rr-weak-se")
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +42,8 @@ def examples():
     assert not set(EXAMPLE_NAMES) & set(algorithms())
 
 
-def test_the_doc_has_two_examples():
-    assert len(doc_blocks()) == 2
+def test_the_doc_has_five_examples_and_the_audit_block():
+    assert len(doc_blocks()) == 6
 
 
 def test_example_a_runs_a_new_elimination_algorithm(examples):

@@ -474,7 +474,32 @@ def kernel_mechanisms():
 
     return [m.name for m in mechanisms().values()
             if (m.family == "secagg" and m.noise_law is not None) or m.family == "shuffle"
-            or (m.kind == "laplace" and m.family == "sum")]
+            or (m.kind == "laplace" and m.family == "sum" and not m.kernels)
+            or (m.family == "release" and m.release_law is not None)]
+
+
+#: Engines whose every private draw goes through the mechanism's batch kernels
+#: (:func:`bandsim.kernels.protocols.batch_estimate`), which the sampled audit runs.
+MECHANISM_ENGINES = ("elimination", "decision")
+
+
+def sampler_status(algorithm):
+    """Why ``bandsim audit --sampled`` cannot sample what ``algorithm`` draws, or None.
+
+    For ``bandsim list`` and the leaderboard: None means the sampled audit runs
+    the very kernels a simulation draws with; else the reason ("not auditable").
+    """
+    from ..registry import get_algorithm, get_mechanism
+
+    algo = get_algorithm(algorithm)
+    if not algo.mechanism or get_mechanism(algo.mechanism).kind == "none":
+        return "not private"
+    if algo.engine not in MECHANISM_ENGINES:
+        return (f"not auditable: the {algo.engine} engine draws its noise inline, not through "
+                "a declared sampler")
+    if algo.mechanism not in kernel_mechanisms():
+        return f"not auditable: mechanism {algo.mechanism} has no samplable kernels with a law"
+    return None
 
 
 def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0):
@@ -516,6 +541,10 @@ def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0):
             pairs = _shuffle_pairs(spec, b, draws, rng, rep.notes)
         elif spec.kind == "laplace" and spec.family == "sum":
             pairs = _laplace_pairs(spec, b, draws, rng, rep.notes)
+        elif spec.family == "release":
+            from .release import release_pairs
+
+            pairs = release_pairs(spec, b, draws, rng, rep.notes, _Pair)
         else:
             raise CannotAudit(f"mechanism {spec.name} ({spec.family}) has no batch kernels to "
                               "sample (its noise is drawn inside the engine)")
@@ -529,6 +558,8 @@ def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0):
                 continue
             counts = np.bincount(pair.cells[i], minlength=pair.n_cells)
             stat, p, cells = g_test(counts, pair.probs[i])
+            if (counts[pair.probs[i] == 0]).any():  # a draw the declared law cannot produce
+                stat, p = math.inf, 0.0
             rep.checks.append(Check(pair.path, pair.inputs[i], len(pair.cells[i]), cells,
                                     stat, p))
         if not pair.gof_only:
@@ -555,14 +586,14 @@ def sampled(algorithm, epsilon, batch_size, draws=DRAWS, seed=0, **params):
     prm = algo.resolve({k: v for k, v in given.items() if v is not None and algo.param(k)},
                        horizon)
     spec = get_mechanism(algo.mechanism)
-    rep = sampled_audit(spec.derive(n, prm), algo.name, draws, seed)
-    if algo.engine != "elimination" and not rep.reason:
-        rep.notes.append(f"{algo.name} runs on the {algo.engine} engine, which draws the "
-                         f"mechanism's sampler ({', '.join(spec.samplers)}) inline: the paths "
-                         f"sampled here are the {spec.name} mechanism's batch kernels")
-    return rep
+    b = spec.derive(n, prm)
+    status = sampler_status(algo.name)
+    if status is not None:  # never sample something other than what runs
+        return SampledReport(algo.name, spec.name, dict(n=n, draws=int(draws), seed=int(seed)),
+                             {}, reason=status)
+    return sampled_audit(b, algo.name, draws, seed)
 
 
 __all__ = ["ALPHA", "BETA", "Bound", "CannotAudit", "Check", "DRAWS", "SampledReport",
            "claim_as_dp", "epsilon_lower_bound", "g_test", "kernel_mechanisms", "sampled",
-           "sampled_audit"]
+           "sampled_audit", "sampler_status"]

@@ -99,6 +99,25 @@ def episode_length(count, ratio, rule):
 
 
 @jit
+def episode_release(rng, s, noise_scale):
+    """The engine's only private draw: an episode's reward sum ``s`` plus Lap(noise_scale)
+    (``s`` itself when noise_scale is 0). The sampled privacy audit draws through this
+    very function (:func:`sample_episode_releases`)."""
+    if noise_scale > 0.0:
+        return s + rng.laplace(0.0, noise_scale)
+    return s
+
+
+@jit
+def sample_episode_releases(rng, s, noise_scale, size):
+    """``size`` draws (float64 (size,)) of :func:`episode_release` for the sum ``s``."""
+    out = np.empty(size)
+    for i in range(size):
+        out[i] = episode_release(rng, s, noise_scale)
+    return out
+
+
+@jit
 def _argmax(rng, index, stat, cnt, t, c, tie_random):
     """Arm with the largest index; ties uniformly at random (reservoir) or lowest."""
     K = stat.shape[0]
@@ -164,8 +183,7 @@ def _run_shard(rng, shard, index, c, ratio, rule, estimator, noise_scale, tie_ra
             t += L
             if t >= horizon:
                 break
-            if noise_scale > 0.0:
-                s += rng.laplace(0.0, noise_scale)
+            s = episode_release(rng, s, noise_scale)
             if estimator == LAST_EPISODE:
                 stat[A] = s / L
                 cnt[A] = L

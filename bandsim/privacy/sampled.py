@@ -400,61 +400,21 @@ def _sum_view(law, n, m):
     return P.LogPmf(0, folded - np.logaddexp.reduce(folded), out.dropped, out.rel_err, m)
 
 
-def _shuffle_pairs(spec, b, draws, rng, notes):
-    import copy
-
-    from ..kernels.binary_summation import noise_mean, sample_batched, sample_per_user
-
-    mech = copy.copy(b.extra["mech"])
-    mech.tau = float(b.fpar[0])  # the parameter the kernels read
-    n = b.n
-    trials, prob = mech.noise_law(n)
-    law = P.Binomial(trials, prob)
-    sd = math.sqrt(max(trials * prob * (1 - prob), 1.0))
-    lo, hi = max(0, law.center - int(40 * sd) - 2), min(trials, law.center + int(40 * sd) + 2)
-    view = P.window(law, lo, hi)
-    cells = hi - lo + 2  # one more: the input with one more 1
-    probs = []
-    for k in (0, 1):
-        p = np.zeros(cells)
-        p[k:k + len(view.logp)] = np.exp(view.logp)
-        probs.append(p / p.sum())
-    mean = noise_mean(n, mech.tau)
-
-    def to_cells(z):
-        ones = np.rint(np.asarray(z) + mean).astype(np.int64)
-        return np.clip(ones - lo, 0, cells - 1)
-
-    labels = np.arange(lo, lo + cells)
-    out = [_Pair("batched", tuple(to_cells(sample_batched(rng, k, n, mech.tau, draws))
-                                  for k in (0, 1)), tuple(probs), cells, labels,
-                 ("Σx = 0", "Σx = 1"))]
-    coins = mech.fair_bits(n) or 1
-    work = draws * n * coins * 2
-    if work > WORK_BUDGET:
-        notes.append(f"per-user path skipped: {draws:,} draws × {n:,} users × {coins:,} coins "
-                     f"× 2 inputs = {work:.3g} > the budget {WORK_BUDGET:.3g}")
-    else:
-        xs = [np.zeros(n, np.int64), np.zeros(n, np.int64)]
-        xs[1][0] = 1
-        out.append(_Pair("per-user", tuple(to_cells(sample_per_user(rng, x, mech.tau, draws))
-                                           for x in xs), tuple(probs), cells, labels,
-                         ("x = (0, …, 0)", "x = (1, 0, …, 0)")))
-    return out
-
-
-def _laplace_pairs(spec, b, draws, rng, notes, bins=2000):
-    """DP-SE's Laplace on an epoch sum: the engine's own batch_estimate, sums 0 and 1."""
+def _laplace_pairs(spec, b, draws, rng, notes, bins=2000, draw=None):
+    """Laplace on a sum, sums 0 and 1: the engine's own batch_estimate, or ``draw(mu)``
+    (an engine's declared release hook) against the declared scale ``b.fpar[0]``."""
     from scipy import stats
 
     from ..engines import protocol_kernel
     from ..kernels import codes
 
     scale = float(b.fpar[0])
-    sample = protocol_kernel(spec.name, "sample_estimates")
-    fpar, ipar = np.array(b.fpar + (0.0,) * (4 - len(b.fpar))), np.zeros(3, np.int64)
-    z = [sample(rng, b.code, codes.BERNOULLI, np.array([mu, 0.0, 0.0, 0.0]), 1, fpar, ipar,
-                draws) for mu in (0.0, 1.0)]
+    if draw is None:
+        sample = protocol_kernel(spec.name, "sample_estimates")
+        fpar, ipar = np.array(b.fpar + (0.0,) * (4 - len(b.fpar))), np.zeros(3, np.int64)
+        draw = lambda mu: sample(rng, b.code, codes.BERNOULLI, np.array([mu, 0.0, 0.0, 0.0]),  # noqa: E731
+                                 1, fpar, ipar, draws)
+    z = [draw(mu) for mu in (0.0, 1.0)]
     # bins: equiprobable under input 0, extended to cover input 1's shift
     inner = stats.laplace.ppf(np.linspace(0, 1, bins + 1)[1:-1], 0.0, scale)
     edges = np.concatenate([inner, [inner[-1] + 1.0]])
@@ -479,8 +439,10 @@ def kernel_mechanisms():
 
 
 #: Engines whose every private draw goes through the mechanism's batch kernels
-#: (:func:`bandsim.kernels.protocols.batch_estimate`), which the sampled audit runs.
+#: (:func:`bandsim.kernels.protocols.batch_estimate`), which the sampled audit runs; and
+#: engines that declare their own release hook (name → kernels.* sampler of their draws).
 MECHANISM_ENGINES = ("elimination", "decision")
+HOOK_ENGINES = {"episodic": "episodic.sample_episode_releases"}
 
 
 def sampler_status(algorithm):
@@ -494,6 +456,8 @@ def sampler_status(algorithm):
     algo = get_algorithm(algorithm)
     if not algo.mechanism or get_mechanism(algo.mechanism).kind == "none":
         return "not private"
+    if algo.engine in HOOK_ENGINES and get_mechanism(algo.mechanism).kind == "laplace":
+        return None
     if algo.engine not in MECHANISM_ENGINES:
         return (f"not auditable: the {algo.engine} engine draws its noise inline, not through "
                 "a declared sampler")
@@ -502,7 +466,7 @@ def sampler_status(algorithm):
     return None
 
 
-def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0):
+def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0, pairs=None):
     """Sampled audit of one batch ``b`` (a mechanism's derived batch) on its real kernels.
 
     Parameters
@@ -535,10 +499,14 @@ def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0):
     rng = np.random.default_rng(seed)
     try:
         rep.claim = claim_as_dp(spec, b)
-        if spec.family == "secagg" and spec.noise_law is not None:
+        if pairs is not None:  # given by the caller (an engine's own release hook)
+            pass
+        elif spec.family == "secagg" and spec.noise_law is not None:
             pairs = _secagg_pairs(spec, b, draws, rng, rep.notes)
         elif spec.family == "shuffle":
-            pairs = _shuffle_pairs(spec, b, draws, rng, rep.notes)
+            from .sampled_shuffle import shuffle_pairs
+
+            pairs = shuffle_pairs(spec, b, draws, rng, rep.notes, _Pair, WORK_BUDGET)
         elif spec.kind == "laplace" and spec.family == "sum":
             pairs = _laplace_pairs(spec, b, draws, rng, rep.notes)
         elif spec.family == "release":
@@ -591,7 +559,28 @@ def sampled(algorithm, epsilon, batch_size, draws=DRAWS, seed=0, **params):
     if status is not None:  # never sample something other than what runs
         return SampledReport(algo.name, spec.name, dict(n=n, draws=int(draws), seed=int(seed)),
                              {}, reason=status)
+    if algo.engine in HOOK_ENGINES:
+        return _engine_hook_audit(algo, prm, b, draws, seed, horizon)
     return sampled_audit(b, algo.name, draws, seed)
+
+
+def _engine_hook_audit(algo, prm, b, draws, seed, horizon):
+    """The engine's own release hook (the plan's noise scale) against the declared law."""
+    import importlib
+
+    from ..registry import get_mechanism
+
+    module, name = HOOK_ENGINES[algo.engine].split(".")
+    hook = getattr(importlib.import_module(f"bandsim.kernels.{module}"), name)
+    scale = float(algo.plan(prm, 2, horizon).noise_scale)  # what the engine draws with
+    rng = np.random.default_rng(seed)
+    spec = get_mechanism(algo.mechanism)
+    rep = sampled_audit(b, algo.name, draws, seed,
+                        pairs=_laplace_pairs(spec, b, draws, rng, [],
+                                             draw=lambda mu: hook(rng, mu, scale, draws)))
+    rep.notes.append(f"the {algo.engine} engine's own draws ({HOOK_ENGINES[algo.engine]}, "
+                     f"scale {scale:.6g}) against the declared Lap({b.fpar[0]:.6g})")
+    return rep
 
 
 __all__ = ["ALPHA", "BETA", "Bound", "CannotAudit", "Check", "DRAWS", "SampledReport",

@@ -109,10 +109,17 @@ def check_algorithm(spec):
 
 def _enable_cache(fns):
     """Cache plug-in kernels on disk where Numba can locate their source (best effort)."""
+    import sys
+
     for fn in fns:
         if (not hasattr(fn, "enable_caching") or fn.signatures
                 or type(getattr(fn, "_cache", None)).__name__ != "NullCache"):
             continue  # not a dispatcher, compiled already, or caching already
+        module = sys.modules.get(getattr(fn.py_func, "__module__", None))
+        source = getattr(module, "__file__", None) or ""
+        if (not source.endswith(".py") or source != fn.py_func.__code__.co_filename
+                or fn.py_func.__closure__):
+            continue  # not a module-level function of an imported file (exec'd, a closure)
         try:
             fn.enable_caching()
         except Exception:  # no file (exec'd code, a notebook) or no writable location

@@ -23,9 +23,9 @@ A run: with the statistics so far, the engine calls
 
 ``r ≥ 1``: arms ``pick[0] … pick[r − 1]`` (r ≤ K, each in [0, K)) are
 pulled, one after the other, for one batch of ``batch`` pulls each; each
-batch's reward sum goes through the mechanism (``kernels.protocols.batch_estimate``)
-and is added to ``stat``. ``r = 0``: commit — ``pick[0]`` is pulled until
-the horizon, no more decisions. Any other value, or an arm outside [0, K),
+batch's reward sum goes through the mechanism (:func:`kernels.protocols.estimate`)
+and is added to ``stat``. ``r = 0``: commit — ``pick[0]`` is pulled until the
+horizon, no more decisions. Any other value, or an arm outside [0, K),
 raises ``ValueError``. A batch cut by the horizon is pulled but not released.
 
 Each user (pull) is in exactly one batch, so an ε-DP release per batch gives
@@ -40,7 +40,7 @@ Garivier, Kaufmann & Lattimore, "On Explore-Then-Commit strategies" (NeurIPS
 import numpy as np
 
 from ._jit import jit
-from .protocols import batch_estimate
+from .protocols import estimate
 from .regret import BLOCKS, advance, commit, start_run
 
 
@@ -104,7 +104,6 @@ def run_shard(rng, shard, tables, hooks):
                                      pulls)
                 t += L
                 if L == B:
-                    stat[a] += batch_estimate(rng, mech, rcode, rpar[run, a], B, fpar, ipar,
-                                              hooks)
+                    stat[a] += estimate(rng, mech, rcode, rpar[run, a], B, fpar, ipar, hooks)
                     cnt[a] += B
 

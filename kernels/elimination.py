@@ -18,7 +18,8 @@ Algorithm 1 (batch-based successive elimination).
 import numpy as np
 
 from ._jit import jit
-from .protocols import batch_estimate
+from .codes import PLUGIN
+from .protocols import batch_estimate, plugin_estimate
 from .regret import advance, commit, start_run
 
 
@@ -113,8 +114,11 @@ def run_shard(rng, shard, tables, hooks):
                 break
             for j in range(k):
                 a = active[j]
-                x = batch_estimate(rng, mech, rcode, rpar[r, a], n, fpar[s, k], ipar[s, k],
-                                   hooks)
+                if mech >= PLUGIN:  # the hooks never reach the built-in paths
+                    x = plugin_estimate(rng, mech, rcode, rpar[r, a], n, fpar[s, k],
+                                        ipar[s, k], hooks)
+                else:
+                    x = batch_estimate(rng, mech, rcode, rpar[r, a], n, fpar[s, k], ipar[s, k])
                 if cumulative:
                     sums[a] += x
                     counts[a] += n

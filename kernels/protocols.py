@@ -35,20 +35,19 @@ from . import binary_summation
 from ._jit import jit
 from .codes import LAPLACE, NONE, PLUGIN, PLUGIN_SUM, RELEASE, SECAGG, SHUFFLE_BINARY
 from .rewards import batch_sum, binary_batch_sum
-from .secagg import batched_estimate
+from .secagg import batched_estimate, plugin_batched_estimate
 
 
 @jit
-def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
-    """Analyzer's estimate of the sum of ``n`` rewards of one arm (float64).
+def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
+    """Analyzer's estimate of the sum of ``n`` rewards of one arm (float64), built-in codes.
 
     Parameters
     ----------
     rng : numpy.random.Generator
     mech : int
-        Mechanism code (``NONE``, ``LAPLACE``, a protocol code 2–7,
-        ``SHUFFLE_BINARY`` or a plug-in code ``PLUGIN``, ``PLUGIN_SUM``,
-        ``RELEASE``).
+        Mechanism code (``NONE``, ``LAPLACE``, a protocol code 2–7 or
+        ``SHUFFLE_BINARY``); plug-in codes go to :func:`plugin_estimate`.
     rcode : int
         Reward model code, see :mod:`kernels.rewards`.
     rpar : float64 (P,)
@@ -57,13 +56,11 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
         Users in the batch.
     fpar : float64 (F,), ipar : int64 (I,)
         Mechanism parameters for this batch size.
-    hooks : kernels.hooks.Hooks
-        Plug-in kernels; built-in codes never call them.
 
     Raises
     ------
     ValueError
-        For an unknown mechanism code, or a plug-in code whose hook is unbound.
+        For any other code.
     """
     if mech == NONE:
         return batch_sum(rng, rcode, rpar, n)
@@ -74,23 +71,50 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
         return binary_summation.batch_estimate(rng, rcode, rpar, n, fpar[0])
     for code in SECAGG:
         if mech == code:
-            return batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
-    if mech == PLUGIN:
-        return batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
-    if mech == PLUGIN_SUM:
-        return batch_sum(rng, rcode, rpar, n) + hooks.sum_noise(rng, n, fpar)
-    if mech == RELEASE:
-        return hooks.release(rng, n, binary_batch_sum(rng, rcode, rpar, n), fpar)
+            return batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
     raise ValueError("batch_estimate: unknown mechanism code")
 
 
 @jit
+def plugin_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
+    """:func:`batch_estimate` of a plug-in mechanism code, through its first-class kernels.
+
+    Parameters
+    ----------
+    mech : int
+        ``PLUGIN``, ``PLUGIN_SUM`` or ``RELEASE``.
+    hooks : kernels.hooks.Hooks
+        The plug-in's kernels; the other arguments as :func:`batch_estimate`.
+
+    Raises
+    ------
+    ValueError
+        For any other code, or a code whose hook is unbound.
+    """
+    if mech == PLUGIN:
+        return plugin_batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+    if mech == PLUGIN_SUM:
+        return batch_sum(rng, rcode, rpar, n) + hooks.sum_noise(rng, n, fpar)
+    if mech == RELEASE:
+        return hooks.release(rng, n, binary_batch_sum(rng, rcode, rpar, n), fpar)
+    raise ValueError("plugin_estimate: unknown plug-in mechanism code")
+
+
+@jit
+def estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
+    """What every engine calls: built-in codes without the hooks, plug-in codes with them."""
+    if mech >= PLUGIN:
+        return plugin_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+    return batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
+
+
+@jit
 def sample_estimates(rng, mech, rcode, rpar, n, fpar, ipar, size, hooks):
-    """``size`` independent outputs of :func:`batch_estimate` (float64 (size,)), for the
+    """``size`` independent outputs of :func:`estimate` (float64 (size,)), for the
     sampled privacy audit of the engine's own estimator."""
     out = np.empty(size)
     for i in range(size):
-        out[i] = batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+        out[i] = estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
     return out
 
 

@@ -23,9 +23,11 @@ Two paths give the analyzer's output z (reward units, float64):
     Σ η_i from its closed form, one reduction mod m, A. Modular addition
     distributes, so (Σ x̂ + Σ η) mod m is exactly ŷ (Chowdhury & Zhou (2023), eq. (3)).
 
-Every kernel takes ``hooks`` last (:class:`kernels.hooks.Hooks`): the
-first-class plug-in kernels a ``PLUGIN`` (100) mechanism draws its noise with
-(``hooks.user_noise``, ``hooks.total_noise``); built-in codes never call them.
+``PLUGIN`` (100) runs the same protocol with a plug-in's noise kernels,
+first-class functions in a :class:`kernels.hooks.Hooks` tuple
+(``hooks.total_noise``, ``hooks.user_noise``): the ``plugin_*`` twins of
+the paths below. The ``draw*`` helpers take ``hooks`` last and route
+``PLUGIN`` to them; the built-in paths never see the hooks.
 
 Mechanism codes (``mech``), with ``ipar = [g, τ, m]`` and ``fpar``:
 
@@ -77,7 +79,7 @@ def analyze(y, n, g, tau, m):
 
 
 @jit
-def user_noise(rng, mech, n, fpar, hooks):
+def user_noise(rng, mech, n, fpar):
     """One user's noise η_i (int64) for mechanism ``mech`` in a batch of n.
 
     Raises ``ValueError`` for an unknown ``mech`` or invalid noise parameters
@@ -94,13 +96,11 @@ def user_noise(rng, mech, n, fpar, hooks):
         return discrete_laplace(rng, fpar[0])
     if mech == CENTRAL:
         return np.int64(0)  # no local noise (Algorithm 4)
-    if mech == PLUGIN:
-        return hooks.user_noise(rng, mech, n, fpar)
-    raise ValueError("user_noise: unknown mechanism code (known: 2-7, 100)")
+    raise ValueError("user_noise: unknown mechanism code (known: 2-7)")
 
 
 @jit
-def total_noise(rng, mech, n, fpar, hooks):
+def total_noise(rng, mech, n, fpar):
     """Σ η_i over the batch from its closed form (int64).
 
     Pólya pairs sum to Lap_Z(g/ε) (Fact 1); Skellams sum to a Skellam;
@@ -118,9 +118,7 @@ def total_noise(rng, mech, n, fpar, hooks):
         return discrete_laplace_sum(rng, n, fpar[0])
     if mech == CENTRAL:
         return np.int64(0)  # no local noise (Algorithm 4)
-    if mech == PLUGIN:
-        return hooks.total_noise(rng, mech, n, fpar)
-    raise ValueError("total_noise: unknown mechanism code (known: 2-7, 100)")
+    raise ValueError("total_noise: unknown mechanism code (known: 2-7)")
 
 
 @jit
@@ -156,15 +154,15 @@ def finish(rng, mech, yhat, n, fpar, ipar):
 
 
 @jit
-def batched_output(rng, mech, xhat_sum, n, fpar, ipar, hooks):
+def batched_output(rng, mech, xhat_sum, n, fpar, ipar):
     """Analyzer output for a batch whose encoded sum Σ x̂ is given (batched path)."""
     m = ipar[2]
-    yhat = (xhat_sum + total_noise(rng, mech, n, fpar, hooks)) % m
+    yhat = (xhat_sum + total_noise(rng, mech, n, fpar)) % m
     return finish(rng, mech, yhat, n, fpar, ipar)
 
 
 @jit
-def per_user_output(rng, mech, x, fpar, ipar, hooks):
+def per_user_output(rng, mech, x, fpar, ipar):
     """Analyzer output for given rewards x (float64 (n,)), user by user.
 
     Each user runs R (encode, own noise, mod m); S sums the y_i mod m.
@@ -173,13 +171,13 @@ def per_user_output(rng, mech, x, fpar, ipar, hooks):
     n = x.shape[0]
     yhat = np.int64(0)
     for i in range(n):
-        yi = (encode(rng, x[i], g) + user_noise(rng, mech, n, fpar, hooks)) % m
+        yi = (encode(rng, x[i], g) + user_noise(rng, mech, n, fpar)) % m
         yhat = (yhat + yi) % m
     return finish(rng, mech, yhat, n, fpar, ipar)
 
 
 @jit
-def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
+def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
     """Analyzer's estimate of the sum of n rewards of one arm: batched path (float64).
 
     Parameters
@@ -195,21 +193,58 @@ def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
         Noise parameters (see the module docstring).
     ipar : int64 (3,)
         Precision g, accuracy τ and modulus m = n g + 2τ + 1.
-    hooks : kernels.hooks.Hooks
-        Plug-in noise kernels (read for ``PLUGIN`` only).
     """
     return batched_output(rng, mech, encoded_sum(rng, rcode, rpar, n, ipar[0]),
-                          n, fpar, ipar, hooks)
+                          n, fpar, ipar)
 
 
 @jit
-def per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
+def per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
     """Same as :func:`batched_estimate`, every user simulated (the per-user twin)."""
     g, m = ipar[0], ipar[2]
     yhat = np.int64(0)
     for _ in range(n):
         x = draw_reward(rng, rcode, rpar)
-        yi = (encode(rng, x, g) + user_noise(rng, mech, n, fpar, hooks)) % m
+        yi = (encode(rng, x, g) + user_noise(rng, mech, n, fpar)) % m
+        yhat = (yhat + yi) % m
+    return finish(rng, mech, yhat, n, fpar, ipar)
+
+
+@jit
+def plugin_batched_output(rng, mech, xhat_sum, n, fpar, ipar, hooks):
+    """:func:`batched_output` with a plug-in's total noise ``hooks.total_noise``."""
+    m = ipar[2]
+    yhat = (xhat_sum + hooks.total_noise(rng, mech, n, fpar)) % m
+    return finish(rng, mech, yhat, n, fpar, ipar)
+
+
+@jit
+def plugin_per_user_output(rng, mech, x, fpar, ipar, hooks):
+    """:func:`per_user_output` with a plug-in's per-user noise ``hooks.user_noise``."""
+    g, m = ipar[0], ipar[2]
+    n = x.shape[0]
+    yhat = np.int64(0)
+    for i in range(n):
+        yi = (encode(rng, x[i], g) + hooks.user_noise(rng, mech, n, fpar)) % m
+        yhat = (yhat + yi) % m
+    return finish(rng, mech, yhat, n, fpar, ipar)
+
+
+@jit
+def plugin_batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
+    """:func:`batched_estimate` of a ``PLUGIN`` mechanism (its ``hooks.total_noise``)."""
+    return plugin_batched_output(rng, mech, encoded_sum(rng, rcode, rpar, n, ipar[0]),
+                                 n, fpar, ipar, hooks)
+
+
+@jit
+def plugin_per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
+    """:func:`per_user_estimate` of a ``PLUGIN`` mechanism (its ``hooks.user_noise``)."""
+    g, m = ipar[0], ipar[2]
+    yhat = np.int64(0)
+    for _ in range(n):
+        x = draw_reward(rng, rcode, rpar)
+        yi = (encode(rng, x, g) + hooks.user_noise(rng, mech, n, fpar)) % m
         yhat = (yhat + yi) % m
     return finish(rng, mech, yhat, n, fpar, ipar)
 
@@ -220,10 +255,15 @@ def draw(rng, mech, rcode, rpar, n, fpar, ipar, size, per_user, hooks):
     path, or of the per-user path when ``per_user`` is true."""
     out = np.empty(size)
     for i in range(size):
-        if per_user:
-            out[i] = per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+        if mech == PLUGIN:
+            if per_user:
+                out[i] = plugin_per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+            else:
+                out[i] = plugin_batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+        elif per_user:
+            out[i] = per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
         else:
-            out[i] = batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+            out[i] = batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
     return out
 
 
@@ -232,7 +272,10 @@ def draw_batched_given(rng, mech, xhat_sums, n, fpar, ipar, hooks):
     """Batched analyzer outputs, one per given encoded sum Σ x̂ (int64 (size,))."""
     out = np.empty(xhat_sums.shape[0])
     for i in range(xhat_sums.shape[0]):
-        out[i] = batched_output(rng, mech, xhat_sums[i], n, fpar, ipar, hooks)
+        if mech == PLUGIN:
+            out[i] = plugin_batched_output(rng, mech, xhat_sums[i], n, fpar, ipar, hooks)
+        else:
+            out[i] = batched_output(rng, mech, xhat_sums[i], n, fpar, ipar)
     return out
 
 
@@ -241,7 +284,10 @@ def draw_per_user_given(rng, mech, x, fpar, ipar, size, hooks):
     """``size`` per-user analyzer outputs for fixed rewards x (float64 (n,))."""
     out = np.empty(size)
     for i in range(size):
-        out[i] = per_user_output(rng, mech, x, fpar, ipar, hooks)
+        if mech == PLUGIN:
+            out[i] = plugin_per_user_output(rng, mech, x, fpar, ipar, hooks)
+        else:
+            out[i] = per_user_output(rng, mech, x, fpar, ipar)
     return out
 
 
@@ -253,8 +299,13 @@ def draw_total_noise(rng, mech, n, fpar, size, per_user, hooks):
         if per_user:
             s = np.int64(0)
             for _ in range(n):
-                s += user_noise(rng, mech, n, fpar, hooks)
+                if mech == PLUGIN:
+                    s += hooks.user_noise(rng, mech, n, fpar)
+                else:
+                    s += user_noise(rng, mech, n, fpar)
             out[i] = s
+        elif mech == PLUGIN:
+            out[i] = hooks.total_noise(rng, mech, n, fpar)
         else:
-            out[i] = total_noise(rng, mech, n, fpar, hooks)
+            out[i] = total_noise(rng, mech, n, fpar)
     return out

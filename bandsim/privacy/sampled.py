@@ -400,7 +400,7 @@ def _sum_view(law, n, m):
     return P.LogPmf(0, folded - np.logaddexp.reduce(folded), out.dropped, out.rel_err, m)
 
 
-def _laplace_pairs(spec, b, draws, rng, notes, bins=2000, draw=None):
+def _laplace_pairs(spec, b, draws, rng, notes, bins=2000, draw=None, scale=None):
     """Laplace on a sum, sums 0 and 1: the engine's own batch_estimate, or ``draw(mu)``
     (an engine's declared release hook) against the declared scale ``b.fpar[0]``."""
     from scipy import stats
@@ -408,7 +408,7 @@ def _laplace_pairs(spec, b, draws, rng, notes, bins=2000, draw=None):
     from ..engines import protocol_kernel
     from ..kernels import codes
 
-    scale = float(b.fpar[0])
+    scale = float(b.fpar[0]) if scale is None else scale
     if draw is None:
         sample = protocol_kernel(spec.name, "sample_estimates")
         fpar, ipar = np.array(b.fpar + (0.0,) * (4 - len(b.fpar))), np.zeros(3, np.int64)
@@ -442,7 +442,13 @@ def kernel_mechanisms():
 #: (:func:`bandsim.kernels.protocols.batch_estimate`), which the sampled audit runs; and
 #: engines that declare their own release hook (name → kernels.* sampler of their draws).
 MECHANISM_ENGINES = ("elimination", "decision")
-HOOK_ENGINES = {"episodic": "episodic.sample_episode_releases"}
+HOOK_ENGINES = {
+    "episodic": (("episodic.sample_episode_releases", "noise_scale"),),
+    "per-step": (("sequential.sample_releases", "scale"),),
+    "svt": (("svt.sample_releases", "svt_scale"), ("svt.sample_releases", "hist_scale")),
+    "per-round": (("thompson.sample_releases", "noise_scale"), ("thompson.sample_releases",
+                  "chunk_scale"), ("sequential.sample_releases", "node_scale")),
+}
 
 
 def sampler_status(algorithm):
@@ -456,7 +462,7 @@ def sampler_status(algorithm):
     algo = get_algorithm(algorithm)
     if not algo.mechanism or get_mechanism(algo.mechanism).kind == "none":
         return "not private"
-    if algo.engine in HOOK_ENGINES and get_mechanism(algo.mechanism).kind == "laplace":
+    if algo.engine in HOOK_ENGINES:
         return None
     if algo.engine not in MECHANISM_ENGINES:
         return (f"not auditable: the {algo.engine} engine draws its noise inline, not through "
@@ -541,12 +547,12 @@ def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0, pairs=None):
 def sampled(algorithm, epsilon, batch_size, draws=DRAWS, seed=0, **params):
     """Sampled audit of one batch of ``algorithm`` (as :func:`bandsim.privacy.audit.audit`)."""
     from ..errors import check_int
-    from ..registry import get_algorithm, get_mechanism
-    from .audit import auditable
+    from ..registry import algorithms, get_algorithm, get_mechanism
 
     algo = get_algorithm(algorithm)
-    if algo.name not in auditable():
-        raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(auditable())}")
+    if sampler_status(algo.name) == "not private":
+        ok = [a for a in algorithms() if sampler_status(a) != "not private"]
+        raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(ok)}")
     n = check_int("batch_size", batch_size, 1)
     draws = check_int("draws", draws, 1000, 10**9)
     horizon = params.pop("horizon", 10**7)
@@ -555,31 +561,37 @@ def sampled(algorithm, epsilon, batch_size, draws=DRAWS, seed=0, **params):
                        horizon)
     spec = get_mechanism(algo.mechanism)
     b = spec.derive(n, prm)
-    status = sampler_status(algo.name)
-    if status is not None:  # never sample something other than what runs
+    if sampler_status(algo.name) is not None:  # never sample something other than what runs
         return SampledReport(algo.name, spec.name, dict(n=n, draws=int(draws), seed=int(seed)),
-                             {}, reason=status)
+                             {}, reason=sampler_status(algo.name))
     if algo.engine in HOOK_ENGINES:
         return _engine_hook_audit(algo, prm, b, draws, seed, horizon)
     return sampled_audit(b, algo.name, draws, seed)
 
 
 def _engine_hook_audit(algo, prm, b, draws, seed, horizon):
-    """The engine's own release hook (the plan's noise scale) against the declared law."""
+    """The engine's own Laplace draws (its declared hooks, at the scales its plan hands
+    it) on sums 0 and 1, against Lap(scale)."""
     import importlib
 
     from ..registry import get_mechanism
 
-    module, name = HOOK_ENGINES[algo.engine].split(".")
-    hook = getattr(importlib.import_module(f"bandsim.kernels.{module}"), name)
-    scale = float(algo.plan(prm, 2, horizon).noise_scale)  # what the engine draws with
+    plan = algo.plan(prm, 2, horizon)
     rng = np.random.default_rng(seed)
     spec = get_mechanism(algo.mechanism)
-    rep = sampled_audit(b, algo.name, draws, seed,
-                        pairs=_laplace_pairs(spec, b, draws, rng, [],
-                                             draw=lambda mu: hook(rng, mu, scale, draws)))
-    rep.notes.append(f"the {algo.engine} engine's own draws ({HOOK_ENGINES[algo.engine]}, "
-                     f"scale {scale:.6g}) against the declared Lap({b.fpar[0]:.6g})")
+    pairs, notes = [], []
+    for path, attr in HOOK_ENGINES[algo.engine]:
+        if getattr(plan, attr, None) is None:
+            continue
+        module, name = path.split(".")
+        hook = getattr(importlib.import_module(f"bandsim.kernels.{module}"), name)
+        scale = float(getattr(plan, attr))
+        pair, = _laplace_pairs(spec, b, draws, rng, notes, scale=scale,
+                               draw=lambda mu: hook(rng, mu, scale, draws))
+        pair.path = f"{algo.engine} engine ({path}, {attr} = {scale:.6g})"
+        pairs.append(pair)
+    rep = sampled_audit(b, algo.name, draws, seed, pairs=pairs)
+    rep.notes.append(f"the {algo.engine} engine's own Laplace draws vs Lap(scale) at its plan's")
     return rep
 
 

@@ -22,16 +22,11 @@ Sajed (2019), Appendix A.1, Algorithm 10 (DP-SE 2), Theorem A.1.1; Appendix A.2
 """
 import numpy as np
 
-from ._jit import jit, jit_inline
+from ._jit import jit
 from .elimination import eliminate
 from .regret import ROUND_ROBIN, advance, commit, start_run
 from .rewards import batch_sum
-
-
-@jit_inline
-def svt_laplace(rng, scale):
-    """Every Laplace draw of the SVT engine (thresholds, queries, histogram): Lap(scale)."""
-    return rng.laplace(0.0, scale)
+from .samplers import laplace_draw
 
 
 @jit
@@ -90,7 +85,7 @@ def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale):
         ci = 0
         regret = 0.0
         while k > 1 and t < horizon:
-            B = svt_laplace(rng, svt_scale)
+            B = laplace_draw(rng, svt_scale)
             for j in range(k):
                 sums[active[j]] = 0.0
             r = 0
@@ -115,7 +110,7 @@ def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale):
                                      active, k, n, g, pulls)
                 t += length
                 r = target
-                A = svt_laplace(rng, svt_scale)
+                A = laplace_draw(rng, svt_scale)
                 hi = sums[active[0]]
                 lo = hi
                 for j in range(1, k):
@@ -131,16 +126,6 @@ def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale):
                 break
             for j in range(k):
                 a = active[j]
-                noisy[a] = sums[a] + svt_laplace(rng, hist_scale)
+                noisy[a] = sums[a] + laplace_draw(rng, hist_scale)
             k = eliminate(noisy, active, k, elim_width[level, k], t, out_elim[run])
         commit(row, checkpoints, ci, t, horizon, regret, active[0], g, pulls)
-
-
-@jit
-def sample_releases(rng, s, scale, size):
-    """``size`` draws (float64 (size,)) of ``s`` plus this engine's own Laplace draw
-    (svt_laplace) of scale ``scale``: what the sampled privacy audit tests."""
-    out = np.empty(size)
-    for i in range(size):
-        out[i] = s + svt_laplace(rng, scale)
-    return out

@@ -46,13 +46,8 @@ from ._jit import jit, jit_inline
 from .indices import clip01
 from .regret import start_run
 from .rewards import batch_sum
+from .samplers import laplace_draw
 from .sequential import MAX_LEVELS, tree_insert
-
-
-@jit_inline
-def ts_laplace(rng, scale):
-    """Every Laplace draw of the per-round Thompson engines on chunk sums: Lap(scale)."""
-    return rng.laplace(0.0, scale)
 
 
 @jit_inline
@@ -126,7 +121,7 @@ def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor):
             if t >= horizon:
                 break
             x = batch_sum(rng, rcode, rpar[run, j], 1)
-            mt[j] = x + ts_laplace(rng, noise_scale)
+            mt[j] = x + laplace_draw(rng, noise_scale)
             O[j] = 1.0
             fresh[j] = 0
             need[j] = 2
@@ -150,7 +145,7 @@ def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor):
             if fresh[J] == need[J]:
                 n = need[J]
                 s = batch_sum(rng, rcode, rpar[run, J], n)
-                mt[J] = (s + ts_laplace(rng, noise_scale)) / n
+                mt[J] = (s + laplace_draw(rng, noise_scale)) / n
                 O[J] = n
                 fresh[J] = 0
                 need[J] = 2 * n
@@ -225,7 +220,7 @@ def run_dp_ts_shard(rng, shard, c_shift, chunk_scale, node_scale, log_factor):
             if t >= horizon:
                 break
             x = batch_sum(rng, rcode, rpar[run, j], 1)
-            C[j] = x + ts_laplace(rng, chunk_scale)
+            C[j] = x + laplace_draw(rng, chunk_scale)
             B[j] = 0.0
             O[j] = 1.0
             mt[j] = C[j]
@@ -255,7 +250,7 @@ def run_dp_ts_shard(rng, shard, c_shift, chunk_scale, node_scale, log_factor):
             w[J] = math.log(O[J] + 1.0) / O[J]
             items[J] += 1
             if pulls[J] == close[J]:
-                C[J] += psum[J] + x + ts_laplace(rng, chunk_scale)
+                C[J] += psum[J] + x + laplace_draw(rng, chunk_scale)
                 B[J] = 0.0
                 psum[J] = 0.0
                 items[J] = 0
@@ -269,13 +264,3 @@ def run_dp_ts_shard(rng, shard, c_shift, chunk_scale, node_scale, log_factor):
             while ci < nc and checkpoints[ci] == t:
                 row[ci] = _regret(g, pulls)
                 ci += 1
-
-
-@jit
-def sample_releases(rng, s, scale, size):
-    """``size`` draws (float64 (size,)) of ``s`` plus this engine's own Laplace draw
-    (ts_laplace) of scale ``scale``: what the sampled privacy audit tests."""
-    out = np.empty(size)
-    for i in range(size):
-        out[i] = s + ts_laplace(rng, scale)
-    return out

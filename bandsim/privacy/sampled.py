@@ -438,16 +438,16 @@ def kernel_mechanisms():
             or (m.family == "release" and m.release_law is not None)]
 
 
-#: Engines whose every private draw goes through the mechanism's batch kernels
-#: (:func:`bandsim.kernels.protocols.batch_estimate`), which the sampled audit runs; and
-#: engines that declare their own release hook (name → kernels.* sampler of their draws).
+#: Engines whose private draws all go through the mechanism's batch kernels, and engines
+#: with their own Laplace hooks (engine → (kernels.* sampler, plan attribute of the scale)).
 MECHANISM_ENGINES = ("elimination", "decision")
+_LAPLACE = "samplers.sample_laplace_draws"
 HOOK_ENGINES = {
     "episodic": (("episodic.sample_episode_releases", "noise_scale"),),
     "per-step": (("sequential.sample_releases", "scale"),),
-    "svt": (("svt.sample_releases", "svt_scale"), ("svt.sample_releases", "hist_scale")),
-    "per-round": (("thompson.sample_releases", "noise_scale"), ("thompson.sample_releases",
-                  "chunk_scale"), ("sequential.sample_releases", "node_scale")),
+    "svt": tuple((_LAPLACE, a) for a in ("svt_scale", "hist_scale")),
+    "per-round": ((_LAPLACE, "noise_scale"), (_LAPLACE, "chunk_scale"),
+                  ("sequential.sample_releases", "node_scale")),
 }
 
 

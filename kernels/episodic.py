@@ -52,6 +52,7 @@ from numba import types
 from ._jit import jit
 from .regret import BLOCKS, advance, start_run
 from .rewards import batch_sum
+from .samplers import laplace_draw
 
 GEOMETRIC = 0
 GRID = 1
@@ -96,25 +97,6 @@ def episode_length(count, ratio, rule):
             k += 1
             target = ceil_tol(ratio ** k)
     return max(np.int64(1), target - count)
-
-
-@jit
-def episode_release(rng, s, noise_scale):
-    """The engine's only private draw: an episode's reward sum ``s`` plus Lap(noise_scale)
-    (``s`` itself when noise_scale is 0). The sampled privacy audit draws through this
-    very function (:func:`sample_episode_releases`)."""
-    if noise_scale > 0.0:
-        return s + rng.laplace(0.0, noise_scale)
-    return s
-
-
-@jit
-def sample_episode_releases(rng, s, noise_scale, size):
-    """``size`` draws (float64 (size,)) of :func:`episode_release` for the sum ``s``."""
-    out = np.empty(size)
-    for i in range(size):
-        out[i] = episode_release(rng, s, noise_scale)
-    return out
 
 
 @jit
@@ -183,7 +165,8 @@ def _run_shard(rng, shard, index, c, ratio, rule, estimator, noise_scale, tie_ra
             t += L
             if t >= horizon:
                 break
-            s = episode_release(rng, s, noise_scale)
+            if noise_scale > 0.0:  # the audit samples laplace_draw itself
+                s += laplace_draw(rng, noise_scale)
             if estimator == LAST_EPISODE:
                 stat[A] = s / L
                 cnt[A] = L

@@ -443,7 +443,7 @@ def kernel_mechanisms():
 MECHANISM_ENGINES = ("elimination", "decision")
 _LAPLACE = "samplers.sample_laplace_draws"
 HOOK_ENGINES = {
-    "episodic": (("episodic.sample_episode_releases", "noise_scale"),),
+    "episodic": ((_LAPLACE, "noise_scale"),),
     "per-step": (("sequential.sample_releases", "scale"),),
     "svt": tuple((_LAPLACE, a) for a in ("svt_scale", "hist_scale")),
     "per-round": ((_LAPLACE, "noise_scale"), (_LAPLACE, "chunk_scale"),

@@ -26,10 +26,13 @@ from .params import resolve
 REWARD_MODELS = ("bernoulli", "gaussian", "categorical")
 
 #: Kernel keys a plug-in mechanism of each family gives (``Mechanism.kernels``):
-#: what the engines consume. Any other key is refused at registration.
+#: what the engines consume (as first-class hooks, :mod:`bandsim.kernels.hooks`),
+#: with the family's kernel code ``kernels.codes.PLUGIN_CODES[family]``. Any other
+#: key is refused at registration, as is a missing one.
 KERNEL_KEYS = {
     "secagg": ("total_noise", "user_noise"),
     "sum": ("sum_noise",),
+    "release": ("release",),
 }
 
 #: Cost models of an algorithm's simulation (``Algorithm.cost``): ``horizon``
@@ -95,7 +98,10 @@ class Mechanism:
         :data:`KERNEL_KEYS` for its family; required with ``codes.PLUGIN``.
     family : str
         ``secagg`` (protocol P = (R, S, A) of Chowdhury & Zhou), ``sum``
-        (noise on the exact batch sum), ``shuffle`` or ``none``.
+        (noise on the exact batch sum), ``release`` (a data-dependent release
+        from the batch's true count: :class:`bandsim.mechanisms.families.Release`),
+        ``shuffle`` or ``none``. Kernel keys a family does not consume are
+        refused (:mod:`bandsim.validation`).
     summarize : callable (batches: list) -> dict, optional
         Privacy entries over all the batches a run uses (e.g. the worst
         per-batch ε̂), merged into the result's privacy.

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import bandsim
+from bandsim.algorithms.families import BatchedDecision
 from bandsim.algorithms.decision import decision_plan
 from bandsim.errors import ConfigError
 from bandsim.kernels.shard import make_shard
@@ -125,9 +126,8 @@ def test_a_rule_of_the_wrong_signature_is_refused_at_registration():
         return 0
 
     with pytest.raises(ConfigError, match="does not compile") as e:
-        bandsim.register(bandsim.Algorithm(
+        bandsim.register(BatchedDecision(
             name="wrong-rule", summary="s", trust="none", source="s", params=(EPSILON,),
-            plan=lambda prm, arms, horizon: None, engine="decision", decide=wrong,
-            mechanism="laplace"))
-    assert e.value.field == "decide"
+            plan=lambda prm, arms, horizon: None, decide=wrong, mechanism="laplace"))
+    assert e.value.field == "algorithm 'wrong-rule' decide"
     assert "wrong-rule" not in bandsim.registry.algorithms()

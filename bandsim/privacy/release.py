@@ -103,13 +103,15 @@ def audit_release(b, algorithm, fold_max=None):
     # |Δ log| ≤ 2 r for probabilities of relative error r: the declared law is trusted to
     # LAW_REL_ERR (a pmf from scipy's binomial, a convolution of ≤ n + 1 terms)
     err = 2 * (LAW_REL_ERR + 4 * (int(b.n) + 2) * np.finfo(float).eps)
-    rows = [Row("ε (max log-ratio over counts k, k + 1)", claimed, exact, err, short="ε")]
+    rows = [Row(quantity="ε (max log-ratio over counts k, k + 1)", claimed=claimed, exact=exact,
+                error=err, short="ε")]
     view = (f"view: the release of a batch of n = {b.n} binary rewards with k vs k + 1 ones "
             f"(one user's bit changed); worst pair k = {k}; from the declared release_law "
             "(the sampled audit checks the sampler draws it)")
-    return AuditReport(algorithm, b.privacy.get("guarantee", "ε-DP"), view,
-                       dict(n=int(b.n), epsilon=claimed, fpar=[float(x) for x in b.fpar]),
-                       rows, 0, [], time.perf_counter() - t0)
+    return AuditReport(algorithm=algorithm, guarantee=b.privacy.get("guarantee", "ε-DP"),
+                       view=view, params=dict(n=int(b.n), epsilon=claimed,
+                                              fpar=[float(x) for x in b.fpar]),
+                       rows=rows, headline=0, notes=[], seconds=time.perf_counter() - t0)
 
 
 def audit_points(b, fold_max=None):

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError, check_int
+from ..guarantees import Guarantee
 from ..engines import protocol_kernel
 from ..kernels import codes
 from ..registry import algorithms, get_algorithm, get_mechanism, mechanisms
@@ -278,17 +279,17 @@ def claim_as_dp(spec, b, delta0=DELTA0):
     """The batch's claim as (ε, δ)-DP of the audited view (dict: epsilon, delta, how)."""
     priv = b.privacy
     kind = spec.kind
-    if kind in ("pure", "laplace"):
+    if kind.epsilon_dp:
         eps = priv.get("epsilon_secagg", priv["epsilon"])
         return dict(epsilon=eps, delta=0.0, how="ε-DP claim" +
                     (" of the modular sum (ε' = ε/2)" if "epsilon_secagg" in priv else ""))
-    if kind == "approx":
+    if kind is Guarantee.APPROX:
         return dict(epsilon=priv["epsilon"], delta=priv["delta"], how="(ε, δ)-DP claim")
-    if kind == "rdp":
+    if kind is Guarantee.RDP:
         vals = [spec.claim(b, a)[0] + math.log(1 / delta0) / (a - 1) for a in range(2, 65)]
         return dict(epsilon=min(vals), delta=delta0,
                     how="RDP claim ε̂(α) converted: min_α ε̂(α) + log(1/δ₀)/(α − 1)")
-    if kind == "zcdp":
+    if kind is Guarantee.ZCDP:
         rho = priv["rho"]
         return dict(epsilon=rho + 2 * math.sqrt(rho * math.log(1 / delta0)), delta=delta0,
                     how="ρ-zCDP claim converted: ρ + 2 sqrt(ρ log(1/δ₀))")
@@ -434,11 +435,18 @@ def _laplace_pairs(spec, b, draws, rng, notes, bins=2000, draw=None, scale=None)
 def kernel_mechanisms():
     """Names of the registered mechanisms whose batch kernels the sampled audit can run."""
 
-    return [m.name for m in mechanisms().values()
-            if (m.family == "secagg" and m.noise_law is not None) or m.family == "shuffle"
-            or (m.kind == "laplace" and m.family == "sum" and not m.kernels)
-            or (m.family == "release" and getattr(m, "release_law", None) is not None)]
+    return [m.name for m in mechanisms().values() if m.default_audit() in SAMPLED_FAMILIES]
 
+
+#: The paths the sampled audit runs, by the family audit (``Mechanism.default_audit``).
+SAMPLED_FAMILIES = {
+    "secagg": _secagg_pairs,
+    "shuffle": lambda spec, b, draws, rng, notes: shuffle_pairs(spec, b, draws, rng, notes,
+                                                                _Pair, WORK_BUDGET),
+    "laplace-sum": _laplace_pairs,
+    "release": lambda spec, b, draws, rng, notes: release_pairs(spec, b, draws, rng, notes,
+                                                                _Pair),
+}
 
 #: Engines whose private draws all go through the mechanism's batch kernels, and engines
 #: with their own Laplace hooks (engine → (kernels.* sampler, plan attribute of the scale)).
@@ -461,7 +469,7 @@ def sampler_status(algorithm):
     """
 
     algo = get_algorithm(algorithm)
-    if not algo.mechanism or get_mechanism(algo.mechanism).kind == "none":
+    if not algo.mechanism or not get_mechanism(algo.mechanism).kind.private:
         return "not private"
     if algo.engine in HOOK_ENGINES:
         return None
@@ -507,16 +515,8 @@ def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0, pairs=None):
         rep.claim = claim_as_dp(spec, b)
         if pairs is not None:  # given by the caller (an engine's own release hook)
             pass
-        elif spec.family == "secagg" and spec.noise_law is not None:
-            pairs = _secagg_pairs(spec, b, draws, rng, rep.notes)
-        elif spec.family == "shuffle":
-
-            pairs = shuffle_pairs(spec, b, draws, rng, rep.notes, _Pair, WORK_BUDGET)
-        elif spec.kind == "laplace" and spec.family == "sum":
-            pairs = _laplace_pairs(spec, b, draws, rng, rep.notes)
-        elif spec.family == "release":
-
-            pairs = release_pairs(spec, b, draws, rng, rep.notes, _Pair)
+        elif spec.default_audit() in SAMPLED_FAMILIES:
+            pairs = SAMPLED_FAMILIES[spec.default_audit()](spec, b, draws, rng, rep.notes)
         else:
             raise CannotAudit(f"mechanism {spec.name} ({spec.family}) has no batch kernels to "
                               "sample (its noise is drawn inside the engine)")

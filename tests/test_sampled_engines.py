@@ -65,5 +65,22 @@ def test_an_engine_of_its_own_is_not_auditable():
         assert S.sampler_status("own-engine").startswith("not auditable")
         rep = S.sampled("own-engine", 0.5, 8)
         assert rep.code == 2 and "not auditable" in rep.verdict() and not rep.checks
+        # bandsim list and the leaderboard say so too (and what runs for the others)
+        from bandsim.cli.listing import sampled_text
+        from bandsim.studies import leaderboard
+
+        assert sampled_text("own-engine").startswith("not auditable: the mine engine")
+        assert sampled_text("dp-se") == "its kernels' draws"
+        assert sampled_text("ucb1") == "not private"
+        rows = [dict(role="entry", trust="central ε-DP", algorithm=a, cost_ratio=float("nan"),
+                     verdict="PASS", audit_ratio=float("nan"), provisional=False,
+                     provisional_note="", counterpart="se", counterpart_note="", runs=1,
+                     seconds=0.0, rank=1.0, failed_audit=False) for a in ("own-engine", "dp-se")]
+        board = {b["algorithm"]: b for b in leaderboard.board_rows(rows)}
+        assert board["own-engine"]["sampled"].startswith("not auditable")
+        assert board["dp-se"]["sampled"] == "yes"
+        section = leaderboard.board_section("central ε-DP", list(board.values()))
+        col = section.columns.index("sampled audit")
+        assert {r[1]: r[col] for r in section.rows}["dp-se"] == "yes"
     finally:
         unregister("own-engine")

@@ -64,9 +64,10 @@ class BatchedDecision(Algorithm):
 
     Attributes
     ----------
-    decide : numba function (stat: float64[::1], cnt: int64[::1], t: int64, c: float64[::1], pick: int64[::1]) -> int64
-        The rule (:mod:`bandsim.kernels.decisions`), compiled against this
-        signature when a plug-in registers.
+    decide : numba function of :data:`DECIDE_SIGNATURE` -> int64
+        ``decide(stat: float64[::1], cnt: int64[::1], t: int64, c: float64[::1],
+        pick: int64[::1])``: the rule (:mod:`bandsim.kernels.decisions`),
+        compiled against this signature when a plug-in registers.
     """
 
     engine: str = "decision"
@@ -178,5 +179,5 @@ class EpisodicIndex(Algorithm):
                                          noise="Lap(1/ε) on each episode sum")])
 
 
-__all__ = ["BatchedDecision", "BatchedElimination", "DECIDE_SIGNATURE", "EPISODES", "ESTIMATORS", "EpisodicIndex", "INDEX_SIGNATURE",
-           "PerRoundThompson", "PerStep", "SVTEngine"]
+__all__ = ["BatchedDecision", "BatchedElimination", "DECIDE_SIGNATURE", "EPISODES", "ESTIMATORS",
+           "EpisodicIndex", "INDEX_SIGNATURE", "PerRoundThompson", "PerStep", "SVTEngine"]

@@ -129,10 +129,10 @@ class Mechanism:
     view: str = "ŷ"
     user_law: Callable = None
 
-    #: Numba hooks of a mechanism family (e.g. a data-dependent ``release``): field →
-    #: (argument types or None, text); checked when a plug-in registers
-    #: (:mod:`bandsim.validation`). A mechanism with ``code=codes.PLUGIN`` gives
-    #: ``kernels`` or one of its family's hooks.
+    #: Numba hooks of a mechanism family (``Release.release``): field → (argument types
+    #: or None, text); compiled against them when a plug-in registers
+    #: (:mod:`bandsim.validation`); the engines bind them like ``kernels``. A mechanism
+    #: with a plug-in code (``codes.PLUGIN_CODES``) gives ``kernels`` or its family's hooks.
     hooks = {}
 
     def __post_init__(self):

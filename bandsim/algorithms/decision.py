@@ -1,7 +1,7 @@
 """The batched decision-rule engine family: a plan for :mod:`bandsim.kernels.decisions`.
 
-An algorithm of this family declares ``engine="decision"``, its numba rule
-``decide`` (:class:`bandsim.Algorithm` field) and a mechanism; its ``plan``
+An algorithm of this family (:class:`bandsim.algorithms.families.BatchedDecision`:
+``engine="decision"``) declares its numba rule ``decide`` and a mechanism; its ``plan``
 returns :func:`decision_plan` with the batch size and the rule's parameters.
 No engine of its own is needed (explore-then-commit, batched UCB, top-two).
 """

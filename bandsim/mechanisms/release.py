@@ -1,7 +1,8 @@
 """The data-dependent release family: the batch object a release mechanism derives.
 
-A release mechanism (``family="release"``, ``code=codes.RELEASE``) declares a
-Numba ``kernels={"release": f}`` with ``f(rng, n, k, fpar) -> float64`` (the
+A release mechanism (:class:`bandsim.mechanisms.families.Release`:
+``family="release"``, ``code=codes.RELEASE``) declares a Numba hook
+``release=f`` with ``f(rng, n, k, fpar) -> float64`` (the
 analyzer's estimate of the batch sum from the true count k of ones among n
 binary rewards) and ``release_law(n, k, fpar) -> (values, probs)``, its exact
 output law. Its ``batch(n, **params)`` returns a :class:`ReleaseBatch`: the

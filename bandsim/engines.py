@@ -1,84 +1,102 @@
-"""Which compiled kernel serves a mechanism: the cached built-in kernels, or the
-same kernels rebound to a plug-in mechanism's own samplers.
+"""One kernel path for built-in and plug-in mechanisms: cached engines plus first-class hooks.
 
-A plug-in mechanism declares ``kernels`` (numba functions) and a ``family``:
+Every engine and SecAgg kernel is compiled once, cached on disk, and takes a
+:class:`bandsim.kernels.hooks.Hooks` tuple as its last argument. A built-in
+mechanism passes the unbound hooks (each raises if called; built-in codes
+never call them). A plug-in mechanism's ``kernels`` (Numba functions) are
+wrapped as first-class functions of fixed signatures and passed in: the
+engine is not recompiled for them, so a plug-in's first ``simulate`` in a
+fresh process costs only its own small kernels (cached too when Numba can
+locate the plug-in's source file).
 
-``secagg``
-    ``total_noise(rng, mech, n, fpar)`` and ``user_noise(rng, mech, n, fpar)``
-    (int64): the closed-form total noise of a batch and one user's noise. The
-    protocol P = (R, S, A) of Chowdhury & Zhou (encoding at precision g,
-    reduction mod m, secure aggregation, the analyzer's τ) is bandsim's own:
-    batched and per-user paths, hence the per-user reference, come for free.
-``sum``
-    ``sum_noise(rng, n, fpar)`` (float64): noise added to the exact batch sum.
+Mechanism families and the kernel keys they consume
+(:data:`bandsim.registry.KERNEL_KEYS`; anything else is refused at
+registration by :mod:`bandsim.validation`, as is a missing key):
 
-Every engine and SecAgg kernel is rebound once per process (see
-:func:`bandsim.kernels._jit.rebind`); built-in mechanisms use the cached
-kernels unchanged.
+``secagg`` (code ``PLUGIN``)
+    ``total_noise(rng, mech, n, fpar) -> int64`` and
+    ``user_noise(rng, mech, n, fpar) -> int64``: the closed-form total noise
+    of a batch and one user's noise (encoded units). bandsim's protocol
+    P = (R, S, A) of Chowdhury & Zhou does the rest (batched and per-user
+    paths, hence the per-user reference).
+``sum`` (code ``PLUGIN_SUM``)
+    ``sum_noise(rng, n, fpar) -> float64``: noise added to the exact sum.
+``release`` (code ``RELEASE``)
+    ``release(rng, n, k, params) -> float64`` (an int64 result is cast): the
+    analyzer's estimate of the batch sum drawn from the true count k of ones
+    among the n binary rewards; ``params`` is the batch's ``fpar``.
+
+An algorithm on the batched decision-rule engine
+(:class:`bandsim.algorithms.families.BatchedDecision`) declares ``decide`` (see
+:mod:`bandsim.kernels.decisions`).
 """
 from functools import lru_cache
 
 from . import registry
-from .errors import ConfigError
-
-
-def _replacements(spec):
-    from .kernels import protocols, secagg
-    from .kernels._jit import rebind
-
-    if spec.family == "secagg":
-        need = ("total_noise", "user_noise")
-    elif spec.family == "sum":
-        need = ("sum_noise",)
-    else:
-        raise ConfigError("family", spec.family,
-                          f"plug-in mechanism {spec.name} must be of family 'secagg' or 'sum'")
-    missing = [k for k in need if k not in spec.kernels]
-    if missing:
-        raise ConfigError("kernels", sorted(spec.kernels),
-                          f"plug-in mechanism {spec.name} must give {', '.join(need)}")
-    kernels = {k: spec.kernels[k] for k in need}
-    if spec.family == "secagg":
-        estimate = rebind(secagg.batched_estimate, kernels)
-    else:
-        estimate = rebind(protocols.noisy_sum, kernels)
-    return {**kernels, "batch_estimate": estimate}
+from .kernels import elimination, hooks, protocols, secagg
 
 
 @lru_cache(maxsize=None)
-def _bound(mechanism, module, name):
-    import importlib
-
-    from .kernels._jit import rebind
-
-    kernel = getattr(importlib.import_module(f"bandsim.kernels.{module}"), name)
+def _hooks(mechanism):
     spec = registry.get_mechanism(mechanism)
-    if not spec.kernels:
-        return kernel
-    return rebind(kernel, _replacements(spec))
+    kernels = dict(spec.kernels or {})
+    for field in type(spec).hooks:  # a family's own hook fields (e.g. Release.release)
+        if field in hooks.SIGNATURES and getattr(spec, field, None) is not None:
+            kernels[field] = getattr(spec, field)
+    if not kernels:
+        return hooks.unbound()
+    return hooks.bind(**kernels)
+
+
+def hooks_for(mechanism, decide=None):
+    """The :class:`~bandsim.kernels.hooks.Hooks` an engine gets for ``mechanism``.
+
+    Parameters
+    ----------
+    mechanism : str
+        A registered mechanism's name.
+    decide : numba dispatcher, optional
+        A decision rule (batched decision-rule engine).
+    """
+    h = _hooks(mechanism)
+    if decide is not None:
+        h = h._replace(decide=hooks.as_hook("decide", decide))
+    return h
 
 
 def clear():
-    """Forget every rebound kernel (after a plug-in mechanism is replaced or removed)."""
-    _bound.cache_clear()
+    """Forget every bound hook tuple (after a plug-in mechanism is replaced or removed)."""
+    _hooks.cache_clear()
+
+
+def _with_hooks(kernel, mechanism):
+    h = _hooks(mechanism)
+
+    def call(*args):
+        return kernel(*args, h)
+
+    call.__name__ = kernel.__name__
+    call.__doc__ = kernel.__doc__
+    return call
 
 
 registry.on_change(clear)
 
 
 def secagg_kernel(mechanism, name):
-    """The :mod:`bandsim.kernels.secagg` kernel ``name`` for ``mechanism``."""
-    return _bound(mechanism, "secagg", name)
+    """The :mod:`bandsim.kernels.secagg` kernel ``name`` with ``mechanism``'s hooks appended."""
+    return _with_hooks(getattr(secagg, name), mechanism)
 
 
 def protocol_kernel(mechanism, name):
-    """The :mod:`bandsim.kernels.protocols` kernel ``name`` for ``mechanism``."""
-    return _bound(mechanism, "protocols", name)
+    """The :mod:`bandsim.kernels.protocols` kernel ``name`` with ``mechanism``'s hooks appended."""
+    return _with_hooks(getattr(protocols, name), mechanism)
 
 
 def elimination_engine(mechanism):
-    """The elimination engine (:func:`bandsim.kernels.elimination.run_shard`) for ``mechanism``."""
-    return _bound(mechanism, "elimination", "run_shard")
+    """The elimination engine (:func:`bandsim.kernels.elimination.run_shard`) for ``mechanism``:
+    ``engine(rng, shard, tables)``."""
+    return _with_hooks(elimination.run_shard, mechanism)
 
 
-__all__ = ["clear", "elimination_engine", "protocol_kernel", "secagg_kernel"]
+__all__ = ["clear", "elimination_engine", "hooks_for", "protocol_kernel", "secagg_kernel"]

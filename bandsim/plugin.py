@@ -68,20 +68,26 @@ What a plan is
 from . import provenance, registry, validation
 from .algorithms.base import EpisodicPlan, Plan, build_tables, laplace_claim, mechanism_tables
 from .algorithms.elimination import batch_size, confidence_radius, plan_protocol
-from .algorithms.families import (BatchedElimination, EpisodicIndex, PerRoundThompson, PerStep,
-                                  SVTEngine)
+from .algorithms.decision import decision_plan
+from .algorithms.families import (BatchedDecision, BatchedElimination, EpisodicIndex,
+                                  PerRoundThompson, PerStep, SVTEngine)
 from .errors import ConfigError
 from .guarantees import Guarantee
 from .kernels import codes
 from .kernels import rewards as kernel_rewards
 from .kernels.shard import Shard
 from .mechanisms import SumBatch, secagg
-from .mechanisms.families import Exact, InsideEngine, NoiseOnSum, SecAggProtocol, Shuffle
+from .mechanisms.families import (Exact, InsideEngine, NoiseOnSum, Release, SecAggProtocol,
+                                  Shuffle)
+from .mechanisms.release import ReleaseBatch
 from .params import (BATCH_SIZE, BETA, DELTA, EPSILON, GROWTH, HALF_OVER_T, ONE_OVER_T, P,
                      REQUIRED, SCALE, Derived, Param)
 from .privacy.participation import Release, laplace_participation, per_batch
 from .registry import (Algorithm, Mechanism, get_algorithm, get_mechanism, register,
                        unregister)
+from .privacy.release import audit_points as release_audit_points
+from .privacy.release import audit_release
+from .privacy.sampled import sampled
 from .runner import simulate
 
 
@@ -109,7 +115,9 @@ def __getattr__(name):  # the privacy toolkit loads scipy: only when asked for
     raise AttributeError(f"module 'bandsim.plugin' has no attribute {name!r}")
 
 
-__all__ = ["Algorithm", "audit", "BATCH_SIZE", "batch_size", "BatchedElimination", "BETA",
+__all__ = ["Algorithm", "audit", "audit_release", "BATCH_SIZE", "batch_size", "BatchedDecision",
+           "BatchedElimination", "BETA", "decision_plan", "Release", "ReleaseBatch",
+           "release_audit_points", "sampled",
            "Binomial", "build_tables", "check", "codes", "confidence_radius", "ConfigError",
            "DELTA", "Derived", "DiscreteGaussian", "DiscreteLaplace", "EpisodicIndex",
            "EpisodicPlan", "EPSILON", "Exact", "get_algorithm", "get_mechanism", "GROWTH",

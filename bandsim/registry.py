@@ -26,10 +26,13 @@ from .params import resolve
 REWARD_MODELS = ("bernoulli", "gaussian", "categorical")
 
 #: Kernel keys a plug-in mechanism of each family gives (``Mechanism.kernels``):
-#: what the engines consume. Any other key is refused at registration.
+#: what the engines consume (as first-class hooks, :mod:`bandsim.kernels.hooks`),
+#: with the family's kernel code ``kernels.codes.PLUGIN_CODES[family]``. Any other
+#: key is refused at registration, as is a missing one.
 KERNEL_KEYS = {
     "secagg": ("total_noise", "user_noise"),
     "sum": ("sum_noise",),
+    "release": ("release",),
 }
 
 #: Cost models of an algorithm's simulation (``Algorithm.cost``): ``horizon``
@@ -95,7 +98,10 @@ class Mechanism:
         :data:`KERNEL_KEYS` for its family; required with ``codes.PLUGIN``.
     family : str
         ``secagg`` (protocol P = (R, S, A) of Chowdhury & Zhou), ``sum``
-        (noise on the exact batch sum), ``shuffle`` or ``none``.
+        (noise on the exact batch sum), ``release`` (a data-dependent release
+        from the batch's true count: :class:`bandsim.mechanisms.families.Release`),
+        ``shuffle`` or ``none``. Kernel keys a family does not consume are
+        refused (:mod:`bandsim.validation`).
     summarize : callable (batches: list) -> dict, optional
         Privacy entries over all the batches a run uses (e.g. the worst
         per-batch ε̂), merged into the result's privacy.
@@ -131,10 +137,10 @@ class Mechanism:
     user_law: Callable = None
     float_safe: bool = None
 
-    #: Numba hooks of a mechanism family (e.g. a data-dependent ``release``): field →
-    #: (argument types or None, text); checked when a plug-in registers
-    #: (:mod:`bandsim.validation`). A mechanism with ``code=codes.PLUGIN`` gives
-    #: ``kernels`` or one of its family's hooks.
+    #: Numba hooks of a mechanism family (``Release.release``): field → (argument types
+    #: or None, text); compiled against them when a plug-in registers
+    #: (:mod:`bandsim.validation`); the engines bind them like ``kernels``. A mechanism
+    #: with a plug-in code (``codes.PLUGIN_CODES``) gives ``kernels`` or its family's hooks.
     hooks = {}
 
     def __post_init__(self):
@@ -149,7 +155,8 @@ class Mechanism:
 
         ``secagg`` (the analyzer's view of the protocol, from ``noise_law``),
         ``laplace-sum`` (Lap(fpar[0]) on a sum, drawn by bandsim's own kernel),
-        ``shuffle`` (the binary summation's count) or None.
+        ``shuffle`` (the binary summation's count), ``release`` (a release
+        family's declared ``release_law``) or None.
         """
         if self.family == "secagg" and self.noise_law is not None:
             return "secagg"
@@ -157,6 +164,8 @@ class Mechanism:
             return "laplace-sum"
         if self.family == "shuffle" and self.kind is Guarantee.APPROX and not self.kernels:
             return "shuffle"
+        if self.family == "release" and getattr(self, "release_law", None) is not None:
+            return "release"
         return None
 
     @property

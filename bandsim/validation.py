@@ -6,9 +6,10 @@ is invalid: must lie in (0, 1)``, raised by :func:`bandsim.register` before
 anything is registered.
 """
 import math
+import sys
 
 from .errors import ConfigError
-from .kernels import codes
+from .kernels import codes, hooks
 from .params import REQUIRED, Derived, Param
 
 
@@ -52,10 +53,21 @@ def _check_mechanism(m, kernel_keys, compile_hooks):
         if fn is not None:
             check_hook(f"{who} {field}", fn, argtypes, text, compile_hooks)
             hooked = True
-    if m.code == codes.PLUGIN and not m.kernels and not hooked:
+    code_name = _PLUGIN_CODE_NAMES.get(m.code)
+    if (code_name or m.family == "release") and not m.kernels and not hooked:
         raise ConfigError(f"{who} kernels", m.kernels,
-                          "code=codes.PLUGIN needs the plug-in's kernels (e.g. "
-                          f"{_keys_text(kernel_keys)})")
+                          f"code=codes.{code_name or 'RELEASE'} needs the plug-in's kernels "
+                          f"(e.g. {_keys_text(kernel_keys)})")
+    if m.family == "release" and getattr(m, "release_law", None) is None:
+        raise ConfigError(f"{who} release_law", None,
+                          "a release mechanism declares its exact output law "
+                          "release_law(n, k, fpar) -> (values, probs)")
+    if hooked or m.kernels:
+        code = codes.PLUGIN_CODES.get(m.family)
+        if code is not None and m.code != code:
+            raise ConfigError(f"{who} code", m.code,
+                              f"a {m.family}-family plug-in has code {code} "
+                              f"(bandsim.kernels.codes.PLUGIN_CODES[{m.family!r}])")
     if not m.kernels:
         return
     need = kernel_keys.get(m.family)
@@ -73,7 +85,42 @@ def _check_mechanism(m, kernel_keys, compile_hooks):
         raise ConfigError(f"{who} kernels", sorted(m.kernels),
                           f"family {m.family!r} needs {', '.join(need)}")
     for key, fn in m.kernels.items():
-        _check_jitted(f"{who} kernels[{key}]", fn)
+        where = f"{who} kernels[{key}]"
+        _check_jitted(where, fn)
+        if compile_hooks:
+            _compile_kernel(where, key, fn)
+
+
+#: The kernel codes of the plug-in mechanism families, by their name in kernels.codes.
+_PLUGIN_CODE_NAMES = {codes.PLUGIN: "PLUGIN", codes.PLUGIN_SUM: "PLUGIN_SUM",
+                      codes.RELEASE: "RELEASE"}
+
+
+def _compile_kernel(where, key, fn):
+    """Compile a plug-in kernel as the first-class hook the engines call (cached on disk
+    where Numba can locate its source)."""
+    enable_cache(fn)
+    try:
+        hooks.as_hook(key, fn)
+    except TypeError as e:
+        raise ConfigError(where, getattr(fn, "__name__", fn), str(e)) from None
+
+
+def enable_cache(fn):
+    """Cache a plug-in's numba function on disk where Numba can locate its source (best
+    effort; before its first compilation, which is then saved)."""
+    if (not hasattr(fn, "enable_caching") or fn.signatures
+            or type(getattr(fn, "_cache", None)).__name__ != "NullCache"):
+        return  # not a dispatcher, compiled already, or caching already
+    module = sys.modules.get(getattr(fn.py_func, "__module__", None))
+    source = getattr(module, "__file__", None) or ""
+    if (not source.endswith(".py") or source != fn.py_func.__code__.co_filename
+            or fn.py_func.__closure__):
+        return  # not a module-level function of an imported file (exec'd, a closure)
+    try:
+        fn.enable_caching()
+    except Exception:  # no file (exec'd code, a notebook) or no writable location
+        pass
 
 
 def _keys_text(kernel_keys):
@@ -157,6 +204,7 @@ def check_hook(where, fn, argtypes, text, compile_now=True):
     from numba.core import types
 
     argtypes = tuple(argtypes() if callable(argtypes) else argtypes)
+    enable_cache(fn)
     try:
         fn.compile(tuple(argtypes))
     except Exception as e:  # numba's typing errors are long: keep their first line
@@ -167,4 +215,4 @@ def check_hook(where, fn, argtypes, text, compile_now=True):
         raise ConfigError(where, fn.__name__, f"returns {ret}, must be {text}")
 
 
-__all__ = ["check", "check_hook", "check_params"]
+__all__ = ["check", "check_hook", "check_params", "enable_cache"]

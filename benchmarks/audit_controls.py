@@ -102,7 +102,7 @@ def main(argv=None):
              "α = 10⁻⁶; ε_lb at confidence 1 − 10⁻⁶):", "",
              "| mechanism | exact | sampled | 10 % less noise: exact / sampled "
              "| 30 % less noise: exact / sampled | inverted Pólya β ← 1 − β: exact / sampled "
-             "| inverted Pólya kernel (rebind): exact / sampled | claim tightness |",
+             "| inverted Pólya kernel (plug-in): exact / sampled | claim tightness |",
              "|---|---|---|---|---|---|---|---|"]
     for label, name, kw in ROWS:
         b = batch(name, n, epsilon=eps, **kw)

@@ -14,6 +14,7 @@ import pytest
 import bandsim
 from bandsim.mechanisms import secagg as protocols
 from bandsim.kernels import rewards, secagg
+from bandsim.kernels.hooks import unbound
 from tests import reference
 
 T, RUNS = 50_000_000, 10_000
@@ -28,9 +29,10 @@ def _per_user_kernel_pps(name, scale):
     ipar = np.array(mech.ipar, np.int64)
     rng = np.random.default_rng(0)
     par = np.array([0.6, 0, 0, 0])
-    secagg.draw(rng, mech.code, rewards.BERNOULLI, par, mech.n, fpar, ipar, 1, True)
+    h = unbound()
+    secagg.draw(rng, mech.code, rewards.BERNOULLI, par, mech.n, fpar, ipar, 1, True, h)
     t0 = time.perf_counter()
-    secagg.draw(rng, mech.code, rewards.BERNOULLI, par, mech.n, fpar, ipar, 40, True)
+    secagg.draw(rng, mech.code, rewards.BERNOULLI, par, mech.n, fpar, ipar, 40, True, h)
     return 40 * mech.n / (time.perf_counter() - t0)
 
 

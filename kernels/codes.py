@@ -23,8 +23,12 @@ CENTRAL = 5
 LOCAL = 6
 DIST_DP_SHUFFLE = 7
 SHUFFLE_BINARY = 10    # shuffle binary summation of Tenenbaum et al. (kernels.shuffle)
-#: A mechanism whose samplers are a plug-in's own kernels (engines rebound to them).
-PLUGIN = 100
+# Plug-in mechanisms: the engines call the plug-in's first-class kernels (kernels.hooks).
+PLUGIN = 100           # SecAgg protocol with the plug-in's total_noise / user_noise
+PLUGIN_SUM = 101       # exact sum + the plug-in's sum_noise
+RELEASE = 102          # data-dependent release from the batch's true count (release)
+#: The kernel code of each plug-in mechanism family.
+PLUGIN_CODES = {"secagg": PLUGIN, "sum": PLUGIN_SUM, "release": RELEASE}
 
 SECAGG = (DIST_DP, DIST_RDP, DIST_CDP, CENTRAL, LOCAL, DIST_DP_SHUFFLE)
 

@@ -18,12 +18,13 @@ Algorithm 1 (batch-based successive elimination).
 import numpy as np
 
 from ._jit import jit
-from .protocols import batch_estimate
+from .codes import PLUGIN
+from .protocols import batch_estimate, plugin_estimate
 from .regret import advance, commit, start_run
 
 
 @jit
-def run_shard(rng, shard, tables):
+def run_shard(rng, shard, tables, hooks):
     """Simulate a shard of independent runs of one elimination algorithm.
 
     Parameters
@@ -34,6 +35,10 @@ def run_shard(rng, shard, tables):
         The runs (instance, horizon, checkpoints, output rows).
     tables : kernels.shard.EliminationTables
         The algorithm's tables (below).
+    hooks : kernels.hooks.Hooks
+        A plug-in mechanism's first-class kernels (:mod:`kernels.hooks`);
+        built-in mechanism codes never call them. Every mechanism, built-in or
+        plug-in, runs this one compiled (and disk-cached) engine.
 
     Fields used
     -----------
@@ -109,7 +114,11 @@ def run_shard(rng, shard, tables):
                 break
             for j in range(k):
                 a = active[j]
-                x = batch_estimate(rng, mech, rcode, rpar[r, a], n, fpar[s, k], ipar[s, k])
+                if mech >= PLUGIN:  # the hooks never reach the built-in paths
+                    x = plugin_estimate(rng, mech, rcode, rpar[r, a], n, fpar[s, k],
+                                        ipar[s, k], hooks)
+                else:
+                    x = batch_estimate(rng, mech, rcode, rpar[r, a], n, fpar[s, k], ipar[s, k])
                 if cumulative:
                     sums[a] += x
                     counts[a] += n

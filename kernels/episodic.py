@@ -52,6 +52,7 @@ from numba import types
 from ._jit import jit
 from .regret import BLOCKS, advance, start_run
 from .rewards import batch_sum
+from .samplers import laplace_draw
 
 GEOMETRIC = 0
 GRID = 1
@@ -164,8 +165,8 @@ def _run_shard(rng, shard, index, c, ratio, rule, estimator, noise_scale, tie_ra
             t += L
             if t >= horizon:
                 break
-            if noise_scale > 0.0:
-                s += rng.laplace(0.0, noise_scale)
+            if noise_scale > 0.0:  # the audit samples laplace_draw itself
+                s += laplace_draw(rng, noise_scale)
             if estimator == LAST_EPISODE:
                 stat[A] = s / L
                 cnt[A] = L

@@ -15,6 +15,15 @@ estimate of their sum.
 ``DIST_DP`` … ``DIST_DP_SHUFFLE`` (2–7)
     the protocol P = (R, S, A) of Chowdhury & Zhou (2023) with secure aggregation; see
     :mod:`kernels.secagg` (``ipar = [g, τ, m]``, ``fpar`` = noise parameters).
+``PLUGIN`` (100)
+    a plug-in's SecAgg noise (``hooks.total_noise``) inside the protocol above.
+``PLUGIN_SUM`` (101)
+    the exact sum plus a plug-in's ``hooks.sum_noise(rng, n, fpar)``.
+``RELEASE`` (102)
+    a data-dependent release: the batch's true count k of ones among its
+    binary rewards ([0, 1] rewards binarized by a Bernoulli(x) draw) goes to
+    the plug-in's ``hooks.release(rng, n, k, fpar)``, which returns the
+    analyzer's estimate of the sum.
 ``SHUFFLE_BINARY`` (10)
     the (ε, δ) shuffle binary-summation mechanism (Tenenbaum et al. (2021), Algorithm 3) on
     the users' binary rewards ([0, 1] rewards binarized by a Bernoulli(x)
@@ -24,21 +33,21 @@ import numpy as np
 
 from . import binary_summation
 from ._jit import jit
-from .codes import LAPLACE, NONE, SECAGG, SHUFFLE_BINARY
-from .rewards import batch_sum
-from .secagg import batched_estimate
+from .codes import LAPLACE, NONE, PLUGIN, PLUGIN_SUM, RELEASE, SECAGG, SHUFFLE_BINARY
+from .rewards import batch_sum, binary_batch_sum
+from .secagg import batched_estimate, plugin_batched_estimate
 
 
 @jit
 def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
-    """Analyzer's estimate of the sum of ``n`` rewards of one arm (float64).
+    """Analyzer's estimate of the sum of ``n`` rewards of one arm (float64), built-in codes.
 
     Parameters
     ----------
     rng : numpy.random.Generator
     mech : int
         Mechanism code (``NONE``, ``LAPLACE``, a protocol code 2–7 or
-        ``SHUFFLE_BINARY``).
+        ``SHUFFLE_BINARY``); plug-in codes go to :func:`plugin_estimate`.
     rcode : int
         Reward model code, see :mod:`kernels.rewards`.
     rpar : float64 (P,)
@@ -47,6 +56,11 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
         Users in the batch.
     fpar : float64 (F,), ipar : int64 (I,)
         Mechanism parameters for this batch size.
+
+    Raises
+    ------
+    ValueError
+        For any other code.
     """
     if mech == NONE:
         return batch_sum(rng, rcode, rpar, n)
@@ -62,23 +76,56 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
 
 
 @jit
-def sum_noise(rng, n, fpar):
-    """Noise a ``sum``-family plug-in adds to the exact batch sum (replaced by
-    :func:`bandsim.kernels._jit.rebind` with the plug-in's own kernel)."""
-    raise ValueError("sum_noise: no plug-in noise kernel bound")
+def plugin_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
+    """:func:`batch_estimate` of a plug-in mechanism code, through its first-class kernels.
+
+    Parameters
+    ----------
+    mech : int
+        ``PLUGIN``, ``PLUGIN_SUM`` or ``RELEASE``.
+    hooks : kernels.hooks.Hooks
+        The plug-in's kernels; the other arguments as :func:`batch_estimate`.
+
+    Raises
+    ------
+    ValueError
+        For any other code, or a code whose hook is unbound.
+    """
+    if mech == PLUGIN:
+        return plugin_batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+    if mech == PLUGIN_SUM:
+        return batch_sum(rng, rcode, rpar, n) + hooks.sum_noise(rng, n, fpar)
+    if mech == RELEASE:
+        return hooks.release(rng, n, binary_batch_sum(rng, rcode, rpar, n), fpar)
+    raise ValueError("plugin_estimate: unknown plug-in mechanism code")
 
 
 @jit
-def noisy_sum(rng, mech, rcode, rpar, n, fpar, ipar):
-    """The exact batch sum plus a plug-in's noise ``sum_noise(rng, n, fpar)`` (float64)."""
-    return batch_sum(rng, rcode, rpar, n) + sum_noise(rng, n, fpar)
+def estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
+    """What every engine calls: built-in codes without the hooks, plug-in codes with them."""
+    if mech >= PLUGIN:
+        return plugin_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+    return batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
 
 
 @jit
-def sample_estimates(rng, mech, rcode, rpar, n, fpar, ipar, size):
-    """``size`` independent outputs of :func:`batch_estimate` (float64 (size,)), for the
+def sample_estimates(rng, mech, rcode, rpar, n, fpar, ipar, size, hooks):
+    """``size`` independent outputs of :func:`estimate` (float64 (size,)), for the
     sampled privacy audit of the engine's own estimator."""
     out = np.empty(size)
     for i in range(size):
-        out[i] = batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
+        out[i] = estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+    return out
+
+
+@jit
+def sample_releases(rng, mech, n, k, fpar, ipar, size, hooks):
+    """``size`` analyzer outputs (float64 (size,)) of a batch of ``n`` users whose
+    true count of ones is ``k``, through the same dispatch as :func:`batch_estimate`
+    (``RELEASE`` only: the plug-in's ``release`` hook), for the sampled audit."""
+    if mech != RELEASE:
+        raise ValueError("sample_releases: not a release mechanism code")
+    out = np.empty(size)
+    for i in range(size):
+        out[i] = hooks.release(rng, n, k, fpar)
     return out

@@ -53,7 +53,9 @@ Algorithm 3.
 """
 import math
 
-from ._jit import jit
+import numpy as np
+
+from ._jit import jit, jit_inline
 
 #: Largest Poisson rate a sampler passes to ``Generator.poisson`` (2^52):
 #: beyond it float64 no longer resolves the fractional part of the draw.
@@ -219,3 +221,20 @@ def discrete_gaussian(rng, sigma2):
         d = abs(y) - c
         if rng.random() < math.exp(-d * d / (2.0 * sigma2)):
             return y
+
+
+@jit_inline
+def laplace_draw(rng, scale):
+    """Lap(scale) by ``Generator.laplace`` (float64): every Laplace draw of the SVT and
+    per-round Thompson engines, so that the sampled audit runs the same function."""
+    return rng.laplace(0.0, scale)
+
+
+@jit
+def sample_laplace_draws(rng, s, scale, size):
+    """``size`` draws of ``s + laplace_draw(rng, scale)`` (float64 (size,)), for the
+    sampled privacy audit of the engines that draw with :func:`laplace_draw`."""
+    out = np.empty(size)
+    for i in range(size):
+        out[i] = s + laplace_draw(rng, scale)
+    return out

@@ -23,6 +23,12 @@ Two paths give the analyzer's output z (reward units, float64):
     Σ η_i from its closed form, one reduction mod m, A. Modular addition
     distributes, so (Σ x̂ + Σ η) mod m is exactly ŷ (Chowdhury & Zhou (2023), eq. (3)).
 
+``PLUGIN`` (100) runs the same protocol with a plug-in's noise kernels,
+first-class functions in a :class:`kernels.hooks.Hooks` tuple
+(``hooks.total_noise``, ``hooks.user_noise``): the ``plugin_*`` twins of
+the paths below. The ``draw*`` helpers take ``hooks`` last and route
+``PLUGIN`` to them; the built-in paths never see the hooks.
+
 Mechanism codes (``mech``), with ``ipar = [g, τ, m]`` and ``fpar``:
 
 ``DIST_DP`` (2)
@@ -205,12 +211,56 @@ def per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
 
 
 @jit
-def draw(rng, mech, rcode, rpar, n, fpar, ipar, size, per_user):
+def plugin_batched_output(rng, mech, xhat_sum, n, fpar, ipar, hooks):
+    """:func:`batched_output` with a plug-in's total noise ``hooks.total_noise``."""
+    m = ipar[2]
+    yhat = (xhat_sum + hooks.total_noise(rng, mech, n, fpar)) % m
+    return finish(rng, mech, yhat, n, fpar, ipar)
+
+
+@jit
+def plugin_per_user_output(rng, mech, x, fpar, ipar, hooks):
+    """:func:`per_user_output` with a plug-in's per-user noise ``hooks.user_noise``."""
+    g, m = ipar[0], ipar[2]
+    n = x.shape[0]
+    yhat = np.int64(0)
+    for i in range(n):
+        yi = (encode(rng, x[i], g) + hooks.user_noise(rng, mech, n, fpar)) % m
+        yhat = (yhat + yi) % m
+    return finish(rng, mech, yhat, n, fpar, ipar)
+
+
+@jit
+def plugin_batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
+    """:func:`batched_estimate` of a ``PLUGIN`` mechanism (its ``hooks.total_noise``)."""
+    return plugin_batched_output(rng, mech, encoded_sum(rng, rcode, rpar, n, ipar[0]),
+                                 n, fpar, ipar, hooks)
+
+
+@jit
+def plugin_per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
+    """:func:`per_user_estimate` of a ``PLUGIN`` mechanism (its ``hooks.user_noise``)."""
+    g, m = ipar[0], ipar[2]
+    yhat = np.int64(0)
+    for _ in range(n):
+        x = draw_reward(rng, rcode, rpar)
+        yi = (encode(rng, x, g) + hooks.user_noise(rng, mech, n, fpar)) % m
+        yhat = (yhat + yi) % m
+    return finish(rng, mech, yhat, n, fpar, ipar)
+
+
+@jit
+def draw(rng, mech, rcode, rpar, n, fpar, ipar, size, per_user, hooks):
     """``size`` independent analyzer outputs (float64 (size,)) of the batched
     path, or of the per-user path when ``per_user`` is true."""
     out = np.empty(size)
     for i in range(size):
-        if per_user:
+        if mech == PLUGIN:
+            if per_user:
+                out[i] = plugin_per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+            else:
+                out[i] = plugin_batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+        elif per_user:
             out[i] = per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
         else:
             out[i] = batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
@@ -218,33 +268,44 @@ def draw(rng, mech, rcode, rpar, n, fpar, ipar, size, per_user):
 
 
 @jit
-def draw_batched_given(rng, mech, xhat_sums, n, fpar, ipar):
+def draw_batched_given(rng, mech, xhat_sums, n, fpar, ipar, hooks):
     """Batched analyzer outputs, one per given encoded sum Σ x̂ (int64 (size,))."""
     out = np.empty(xhat_sums.shape[0])
     for i in range(xhat_sums.shape[0]):
-        out[i] = batched_output(rng, mech, xhat_sums[i], n, fpar, ipar)
+        if mech == PLUGIN:
+            out[i] = plugin_batched_output(rng, mech, xhat_sums[i], n, fpar, ipar, hooks)
+        else:
+            out[i] = batched_output(rng, mech, xhat_sums[i], n, fpar, ipar)
     return out
 
 
 @jit
-def draw_per_user_given(rng, mech, x, fpar, ipar, size):
+def draw_per_user_given(rng, mech, x, fpar, ipar, size, hooks):
     """``size`` per-user analyzer outputs for fixed rewards x (float64 (n,))."""
     out = np.empty(size)
     for i in range(size):
-        out[i] = per_user_output(rng, mech, x, fpar, ipar)
+        if mech == PLUGIN:
+            out[i] = plugin_per_user_output(rng, mech, x, fpar, ipar, hooks)
+        else:
+            out[i] = per_user_output(rng, mech, x, fpar, ipar)
     return out
 
 
 @jit
-def draw_total_noise(rng, mech, n, fpar, size, per_user):
+def draw_total_noise(rng, mech, n, fpar, size, per_user, hooks):
     """``size`` draws of the total noise Σ η_i (int64), batched or per user."""
     out = np.empty(size, np.int64)
     for i in range(size):
         if per_user:
             s = np.int64(0)
             for _ in range(n):
-                s += user_noise(rng, mech, n, fpar)
+                if mech == PLUGIN:
+                    s += hooks.user_noise(rng, mech, n, fpar)
+                else:
+                    s += user_noise(rng, mech, n, fpar)
             out[i] = s
+        elif mech == PLUGIN:
+            out[i] = hooks.total_noise(rng, mech, n, fpar)
         else:
             out[i] = total_noise(rng, mech, n, fpar)
     return out

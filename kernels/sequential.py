@@ -423,3 +423,13 @@ def run_se_shard(rng, shard, log_horizon):
                 mean[active[j]] = S[active[j]] / cycles
             k = eliminate(mean, active, k, width, t, out_elim[run])
         commit(row, checkpoints, ci, t, horizon, regret, active[0], g, pulls)
+
+
+@jit
+def sample_releases(rng, s, scale, size):
+    """``size`` draws (float64 (size,)) of ``s`` plus this engine's own Laplace draw
+    (laplace) of scale ``scale``: what the sampled privacy audit tests."""
+    out = np.empty(size)
+    for i in range(size):
+        out[i] = s + laplace(rng, scale)
+    return out

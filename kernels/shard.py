@@ -74,3 +74,25 @@ class EliminationTables(NamedTuple):
     ipar: np.ndarray
     order: np.int64
     cumulative: bool
+
+
+class DecisionTables(NamedTuple):
+    """Tables of the batched decision-rule engine (:mod:`kernels.decisions`).
+
+    Attributes
+    ----------
+    batch : int64
+        Pulls per batch (every released batch has this many users).
+    mech : int64
+        Mechanism code.
+    fpar : float64 (F,); ipar : int64 (I,)
+        The mechanism's parameters for a batch of ``batch`` users.
+    c : float64 (P,)
+        The decision rule's parameters.
+    """
+
+    batch: np.int64
+    mech: np.int64
+    fpar: np.ndarray
+    ipar: np.ndarray
+    c: np.ndarray

@@ -26,6 +26,7 @@ from ._jit import jit
 from .elimination import eliminate
 from .regret import ROUND_ROBIN, advance, commit, start_run
 from .rewards import batch_sum
+from .samplers import laplace_draw
 
 
 @jit
@@ -84,7 +85,7 @@ def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale):
         ci = 0
         regret = 0.0
         while k > 1 and t < horizon:
-            B = rng.laplace(0.0, svt_scale)
+            B = laplace_draw(rng, svt_scale)
             for j in range(k):
                 sums[active[j]] = 0.0
             r = 0
@@ -109,7 +110,7 @@ def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale):
                                      active, k, n, g, pulls)
                 t += length
                 r = target
-                A = rng.laplace(0.0, svt_scale)
+                A = laplace_draw(rng, svt_scale)
                 hi = sums[active[0]]
                 lo = hi
                 for j in range(1, k):
@@ -125,6 +126,6 @@ def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale):
                 break
             for j in range(k):
                 a = active[j]
-                noisy[a] = sums[a] + rng.laplace(0.0, hist_scale)
+                noisy[a] = sums[a] + laplace_draw(rng, hist_scale)
             k = eliminate(noisy, active, k, elim_width[level, k], t, out_elim[run])
         commit(row, checkpoints, ci, t, horizon, regret, active[0], g, pulls)

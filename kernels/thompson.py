@@ -46,6 +46,7 @@ from ._jit import jit, jit_inline
 from .indices import clip01
 from .regret import start_run
 from .rewards import batch_sum
+from .samplers import laplace_draw
 from .sequential import MAX_LEVELS, tree_insert
 
 
@@ -120,7 +121,7 @@ def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor):
             if t >= horizon:
                 break
             x = batch_sum(rng, rcode, rpar[run, j], 1)
-            mt[j] = x + rng.laplace(0.0, noise_scale)
+            mt[j] = x + laplace_draw(rng, noise_scale)
             O[j] = 1.0
             fresh[j] = 0
             need[j] = 2
@@ -144,7 +145,7 @@ def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor):
             if fresh[J] == need[J]:
                 n = need[J]
                 s = batch_sum(rng, rcode, rpar[run, J], n)
-                mt[J] = (s + rng.laplace(0.0, noise_scale)) / n
+                mt[J] = (s + laplace_draw(rng, noise_scale)) / n
                 O[J] = n
                 fresh[J] = 0
                 need[J] = 2 * n
@@ -219,7 +220,7 @@ def run_dp_ts_shard(rng, shard, c_shift, chunk_scale, node_scale, log_factor):
             if t >= horizon:
                 break
             x = batch_sum(rng, rcode, rpar[run, j], 1)
-            C[j] = x + rng.laplace(0.0, chunk_scale)
+            C[j] = x + laplace_draw(rng, chunk_scale)
             B[j] = 0.0
             O[j] = 1.0
             mt[j] = C[j]
@@ -249,7 +250,7 @@ def run_dp_ts_shard(rng, shard, c_shift, chunk_scale, node_scale, log_factor):
             w[J] = math.log(O[J] + 1.0) / O[J]
             items[J] += 1
             if pulls[J] == close[J]:
-                C[J] += psum[J] + x + rng.laplace(0.0, chunk_scale)
+                C[J] += psum[J] + x + laplace_draw(rng, chunk_scale)
                 B[J] = 0.0
                 psum[J] = 0.0
                 items[J] = 0

@@ -230,3 +230,34 @@ def dp_ts(rng, means, horizon, epsilon, checkpoints, log2=True, reward=None):
         else:
             B[J] = tree[J].insert(rng, x)
     return np.array(tape.out), tape.pulls
+
+
+def decision_rule(rng, decide, means, horizon, batch, c, laplace_scale=0.0):
+    """Per-pull reference of the batched decision-rule engine: one Bernoulli reward at a
+    time, the rule called as plain Python (``decide.py_func``) between batches.
+
+    Each full batch's reward sum, plus Lap(``laplace_scale``) if positive, is added to
+    the arm's statistic; a batch cut by the horizon is not released; ``r = 0``
+    commits to ``pick[0]``. Returns N_a(T) (int64 (K,)).
+    """
+    K = len(means)
+    stat, cnt = np.zeros(K), np.zeros(K, np.int64)
+    pick = np.zeros(K, np.int64)
+    pulls = np.zeros(K, np.int64)
+    t = 0
+    while t < horizon:
+        r = decide.py_func(stat, cnt, t, np.asarray(c, float), pick)
+        if r == 0:
+            pulls[pick[0]] += horizon - t
+            return pulls
+        for a in pick[:r].copy():
+            if t >= horizon:
+                break
+            L = min(batch, horizon - t)
+            s = sum(float(rng.random() < means[a]) for _ in range(L))
+            pulls[a] += L
+            t += L
+            if L == batch:
+                stat[a] += s + (rng.laplace(0.0, laplace_scale) if laplace_scale > 0 else 0.0)
+                cnt[a] += L
+    return pulls

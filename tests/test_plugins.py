@@ -25,7 +25,8 @@ def doc_blocks():
 
 
 EXAMPLE_NAMES = ("greedy-dist-se", "dist-binomial", "dist-binomial-se", "dist-binomial-weak",
-                 "dist-binomial-weak-se")
+                 "dist-binomial-weak-se", "dp-moss", "private-etc", "rr", "rr-se", "rr-weak",
+                 "rr-weak-se")
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +42,8 @@ def examples():
     assert not set(EXAMPLE_NAMES) & set(algorithms())
 
 
-def test_the_doc_has_two_examples():
-    assert len(doc_blocks()) == 2
+def test_the_doc_has_five_examples_and_the_audit_block():
+    assert len(doc_blocks()) == 6
 
 
 def test_example_a_runs_a_new_elimination_algorithm(examples):
@@ -175,3 +176,21 @@ def test_an_installed_plugin_package_appears_in_the_cli(tmp_path):
     assert json.loads(run.stdout)["algorithm"] == "tiny-dist-se"
     audit = cli("audit", "tiny-dist-se", "--epsilon", "0.5", "--batch-size", "64")
     assert audit.returncode == 0 and "PASS" in audit.stdout
+
+
+def test_the_new_examples_appear_in_list_run_and_both_audits(examples, capsys):
+    """Examples (c)–(e): an index policy, a decision rule, a release mechanism and its twin."""
+    assert main(["list"]) == 0
+    listing = capsys.readouterr().out
+    assert all(n in listing for n in ("dp-moss", "private-etc", "rr-se", "rr-weak-se"))
+    for name, extra in (("dp-moss", []), ("private-etc", ["--explore", "2000"]), ("rr-se", [])):
+        argv = ["run", name, "--means", "0.9,0.5", "--epsilon", "1", "--horizon", "100000",
+                "--runs", "20", "--seed", "1", "--json", *extra]
+        assert main(argv) == 0, name
+        assert json.loads(capsys.readouterr().out)["algorithm"] == name
+    for name, exact, sampled in (("rr-se", 0, 0), ("rr-weak-se", 0, 1), ("private-etc", 0, 0),
+                                 ("dp-moss", 0, 0)):
+        base = ["audit", name, "--epsilon", "1", "--batch-size", "16"]
+        assert main(base) == exact, name
+        assert main(base + ["--sampled"]) == sampled, name
+    capsys.readouterr()

@@ -17,6 +17,7 @@ from bandsim.mechanisms import secagg as protocols
 from tests.conftest import SECAGG_NAMES
 from bandsim.errors import ConfigError
 from bandsim.kernels import rewards, secagg
+from bandsim.kernels.hooks import unbound
 from tests import reference
 from tests.conftest import ALPHA
 from tests.stats import chi2_gof, chi2_two_sample
@@ -111,7 +112,8 @@ def test_the_exact_pmf_test_has_power():
     assert chi2_gof(np.round(z * mech.g).astype(np.int64), window, pmf) > ALPHA
     zw = secagg.draw(np.random.default_rng(3), mech.code, rewards.BERNOULLI,
                      np.array([0.3, 0, 0, 0]), mech.n,
-                     np.array([*wrong.fpar, 0, 0]), np.array(mech.ipar), SIZE, False)
+                     np.array([*wrong.fpar, 0, 0]), np.array(mech.ipar), SIZE, False,
+                     unbound())
     assert chi2_gof(np.round(zw * mech.g).astype(np.int64), window, pmf) < ALPHA
 
 

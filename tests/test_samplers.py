@@ -68,6 +68,9 @@ from scipy import special, stats
 
 from bandsim.privacy import pmf as laws
 from bandsim.kernels import samplers, secagg
+from bandsim.kernels.hooks import unbound
+
+UNBOUND = unbound()
 
 ALPHA = 1e-6
 N = 2_000_000
@@ -300,10 +303,10 @@ def test_total_noise_per_user_and_batched_fit_their_exact_laws(mech):
     # the alternative: every user's noise with a 2 % variance error (1 % scale for Laplace)
     wrong = scale * (1.01 if mech in ("DIST_DP", "LOCAL") else 1.02)
     tot = secagg.draw_total_noise
-    check(tot(np.random.default_rng(3), code, USERS, _fpar(code, scale), N_TOTAL, True),
-          tot(np.random.default_rng(4), code, USERS, _fpar(code, wrong), N_TOTAL, True),
+    check(tot(np.random.default_rng(3), code, USERS, _fpar(code, scale), N_TOTAL, True, UNBOUND),
+          tot(np.random.default_rng(4), code, USERS, _fpar(code, wrong), N_TOTAL, True, UNBOUND),
           *per_user_law, size=N_TOTAL)
-    x = tot(np.random.default_rng(5), code, USERS, _fpar(code, scale), N_TOTAL, False)
+    x = tot(np.random.default_rng(5), code, USERS, _fpar(code, scale), N_TOTAL, False, UNBOUND)
     k = support(*batched_law)
     p0 = exact_pmf(*batched_law, k)
     assert chi2_pvalue(x, k, cell_ends(p0, N_TOTAL), p0) > ALPHA
@@ -313,10 +316,11 @@ def test_central_total_is_zero_and_unknown_codes_fail_closed():
     fpar = _fpar(secagg.CENTRAL, 2.0)
     rng = np.random.default_rng(0)
     for per_user in (False, True):
-        assert not secagg.draw_total_noise(rng, secagg.CENTRAL, USERS, fpar, 100, per_user).any()
+        assert not secagg.draw_total_noise(rng, secagg.CENTRAL, USERS, fpar, 100, per_user,
+                                           UNBOUND).any()
         for bad in (0, 1, 8, 10, -1):
             with pytest.raises(ValueError, match="unknown mechanism"):
-                secagg.draw_total_noise(rng, bad, USERS, fpar, 3, per_user)
+                secagg.draw_total_noise(rng, bad, USERS, fpar, 3, per_user, UNBOUND)
     with pytest.raises(ValueError, match="unknown mechanism"):
         secagg.central_noise(rng, 9, fpar, 101)
     assert secagg.central_noise(rng, secagg.DIST_DP, fpar, 101) == 0

@@ -12,14 +12,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import resources
-from ..compat import keyword_dataclass
 from ..engines import elimination_engine
 from ..errors import ConfigError
 from ..kernels import episodic as episodic_kernel
 from ..kernels.shard import EliminationTables
 
 
-@keyword_dataclass
 @dataclass(kw_only=True)
 class Plan:
     """Tables for the elimination engine (:func:`kernels.elimination.run_shard`).
@@ -202,7 +200,6 @@ def laplace_claim(epsilon, theorem, on, scale, **extra):
                 mechanism=f"Laplace on {on}", sensitivity=1.0, noise_scale=scale, **extra)
 
 
-@keyword_dataclass
 @dataclass(kw_only=True)
 class EpisodicPlan:
     """Plan for :func:`kernels.episodic.run_shard`.

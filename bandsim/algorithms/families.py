@@ -12,6 +12,9 @@ base                       engine        cost model (``Algorithm.cost``)
 :class:`PerStep`             per-step      O(T) per run
 :class:`SVTEngine`           svt           O(epochs) per run
 :class:`PerRoundThompson`    per-round     O(T) per run
+:class:`BatchedDecision`     decision      O(T / batch) per run; the numba
+                                           ``decide(stat, cnt, t, c, pick)``
+                                           is the hook
 =========================  ============  ======================================
 
 What one participation releases (``Algorithm.participation``, read by the
@@ -20,10 +23,9 @@ one batch of the mechanism in :class:`BatchedElimination` and to one
 Lap(1/ε) release of the arm's episode sum in :class:`EpisodicIndex`; the
 other families have no default (an algorithm there declares its own).
 
-Batched decision rules (a numba decision hook between batches) get their
-own base next to these, declaring the hook as :class:`EpisodicIndex` does:
-a field, and ``hooks = {field: (numba argument types, signature text)}``
-against which a plug-in's function is compiled when it registers.
+A family's numba hook is a field, listed in
+``hooks = {field: (numba argument types, signature text)}``, against which a
+plug-in's function is compiled when it registers (:mod:`bandsim.validation`).
 """
 from dataclasses import dataclass
 from typing import Callable
@@ -45,6 +47,41 @@ def _index_types():
 #: The index hook's signature (:func:`bandsim.kernels.episodic.run_shard` calls it):
 #: argument types (built when a plug-in registers: importing bandsim loads no numba) and text.
 INDEX_SIGNATURE = (_index_types, "(stat: float64, n: int64, t: int64, c: float64[::1]) -> float64")
+
+
+def _decide_types():
+    from numba.core import types
+
+    f1, i1 = types.float64[::1], types.int64[::1]
+    return (f1, i1, types.int64, f1, i1)
+
+
+#: The decision hook's signature (:func:`bandsim.kernels.decisions.run_shard` calls it).
+DECIDE_SIGNATURE = (_decide_types, "(stat: float64[::1], cnt: int64[::1], t: int64, "
+                                   "c: float64[::1], pick: int64[::1]) -> int64")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchedDecision(Algorithm):
+    """A batched decision rule (explore-then-commit, batched UCB, top-two rules).
+
+    The engine (:func:`bandsim.kernels.decisions.run_shard`) releases each
+    full batch through the algorithm's mechanism and calls ``decide`` between
+    batches; ``plan`` returns :func:`bandsim.algorithms.decision.decision_plan`.
+
+    Attributes
+    ----------
+    decide : numba function of :data:`DECIDE_SIGNATURE` -> int64
+        ``decide(stat: float64[::1], cnt: int64[::1], t: int64, c: float64[::1],
+        pick: int64[::1])``: the rule (:mod:`bandsim.kernels.decisions`),
+        compiled against this signature when a plug-in registers.
+    """
+
+    engine: str = "decision"
+    cost: str = "episodes"
+    decide: Callable = None
+
+    hooks = {"decide": DECIDE_SIGNATURE}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,5 +192,5 @@ class EpisodicIndex(Algorithm):
                                          noise="Lap(1/ε) on each episode sum")])
 
 
-__all__ = ["BatchedElimination", "EPISODES", "ESTIMATORS", "EpisodicIndex", "INDEX_SIGNATURE",
-           "PerRoundThompson", "PerStep", "SVTEngine"]
+__all__ = ["BatchedDecision", "BatchedElimination", "DECIDE_SIGNATURE", "EPISODES", "ESTIMATORS",
+           "EpisodicIndex", "INDEX_SIGNATURE", "PerRoundThompson", "PerStep", "SVTEngine"]

@@ -1,5 +1,6 @@
 """``bandsim list``: algorithms, mechanisms, instances and figures, from their declarations."""
 from ..instances import NAMED
+from ..privacy.sampled import sampler_status
 from ..registry import algorithms, is_builtin, mechanisms, origin
 from ..studies.figures import FIGURES
 from .common import wide_console
@@ -13,19 +14,25 @@ def _plugin(name, kind):
     return f" (plug-in {o['distribution']} {o.get('version') or ''}".rstrip() + ")"
 
 
+def sampled_text(name):
+    """What ``bandsim audit --sampled`` does for an algorithm (:func:`sampler_status`)."""
+    status = sampler_status(name)
+    return "its kernels' draws" if status is None else status
+
+
 def cmd_list(console):
     from rich.table import Table
 
     t = Table(title="algorithms")
     for c in ("name", "trust model", "engine", "mechanism", "parameters (default)", "rewards",
-              "source", "summary"):
-        t.add_column(c)
+              "sampled audit", "source", "summary"):
+        t.add_column(c, no_wrap=c == "name")
     for a in algorithms().values():
         ps = ", ".join(p.name if p.required else f"{p.name}={p.default_text()}" for p in a.params)
         name = a.name + (" (provisional)" if a.provisional else "") + _plugin(a.name, "algorithm")
         rewards = "all" if len(a.rewards) == 3 else ", ".join(a.rewards)
         t.add_row(name, a.trust, a.engine, a.mechanism or "-", ps or "-", rewards,
-                  a.source, a.summary)
+                  sampled_text(a.name), a.source, a.summary)
     console.print(t)
     t = Table(title="mechanisms")
     for c in ("name", "trust model", "privacy", "releases", "samplers", "source", "summary"):

@@ -18,7 +18,6 @@ name                      source                        noise and guarantee
 """
 from dataclasses import dataclass, field
 
-from ..compat import keyword_dataclass
 from ..guarantees import Guarantee
 from ..kernels import codes
 from ..registry import get_mechanism, register
@@ -30,7 +29,6 @@ SAJED = "Sajed & Sheffet (ICML 2019)"
 TENENBAUM = "Tenenbaum et al. (NeurIPS 2021)"
 
 
-@keyword_dataclass
 @dataclass(frozen=True, kw_only=True)
 class SumBatch:
     """One batch of a mechanism that adds noise to (or releases) the batch sum.
@@ -236,16 +234,6 @@ register(
 
 __all__ = ["DIST_DP", "Exact", "InsideEngine", "NoiseOnSum", "SecAggProtocol", "Shuffle",
            "SumBatch", "batch", "secagg"]
-
-
-def __getattr__(name):
-    # Deprecated: the SecAgg family's audit is the family default (no need to pass it);
-    # it lives in the privacy layer, bandsim.plugin re-exports it.
-    if name in ("secagg_audit", "secagg_audit_points"):
-        import importlib
-
-        return getattr(importlib.import_module("bandsim.privacy.audit"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _discover():

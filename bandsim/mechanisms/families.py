@@ -18,6 +18,10 @@ base                   family
                          ``total_noise``, ``user_noise``.
 :class:`NoiseOnSum`      noise added to the exact batch sum (Laplace on an
                          epoch sum). Plug-in kernel: ``sum_noise``.
+:class:`Release`         a data-dependent release from the batch's true
+                         count (randomized response and the like): the numba
+                         hook ``release(rng, n, k, params)`` and its exact
+                         law ``release_law``; exact and sampled audits.
 :class:`Shuffle`         the shuffle model (binary summation).
 :class:`InsideEngine`    noise the engine draws itself (tree, SVT, DP-TS):
                          the declaration carries the claim and its audit.
@@ -25,17 +29,16 @@ base                   family
 =====================  =====================================================
 
 ``float_safe`` (shown by ``bandsim list``) defaults to True for
-:class:`SecAggProtocol` and :class:`Shuffle` (integer releases) and to False
+:class:`SecAggProtocol`, :class:`Shuffle` and :class:`Release` (integer or finite
+discrete releases) and to False
 for :class:`NoiseOnSum` (float64 noise on an exact sum, Mironov, CCS 2012);
 an :class:`InsideEngine` mechanism declares it.
 
-Data-dependent releases (randomized response and the like: a numba
-``release(rng, n, k, params)`` drawing the analyzer's view from the true
-count) get their own base next to these: a field for the hook, listed in the
-class attribute ``hooks`` (field → (numba argument types or None, signature
-text)), which registration checks (:mod:`bandsim.validation`) and which
-satisfies ``code=codes.PLUGIN`` without ``kernels``; a family that takes
-plug-in kernels lists their keys in :data:`bandsim.registry.KERNEL_KEYS`.
+A family's numba hook is a field listed in the class attribute ``hooks``
+(field → (numba argument types or None, signature text)), which registration
+checks (:mod:`bandsim.validation`); a family that takes plug-in kernels lists
+their keys in :data:`bandsim.registry.KERNEL_KEYS` and its kernel code in
+``kernels.codes.PLUGIN_CODES``.
 
 References
 ----------
@@ -43,6 +46,9 @@ Chowdhury & Zhou, "Distributed Differential Privacy in Multi-Armed Bandits"
 (ICLR 2023), Section 4 (protocol P = (R, S, A)), Theorems 1–6.
 """
 from dataclasses import dataclass
+from typing import Callable
+
+from ..errors import ConfigError
 from ..guarantees import Guarantee
 from ..kernels import codes
 from ..registry import Mechanism
@@ -69,9 +75,72 @@ class NoiseOnSum(Mechanism):
     """Noise added to the exact batch sum; a plug-in gives ``kernels={"sum_noise": f}``."""
 
     kind: Guarantee = Guarantee.LAPLACE
-    code: int = codes.PLUGIN
+    code: int = codes.PLUGIN_SUM
     family: str = "sum"
     float_safe: bool = False  # float64 noise on an exact sum (Mironov, CCS 2012)
+
+
+def _release_types():
+    from numba.core import types
+
+    gen = types.NumPyRandomGeneratorType("NumPyRandomGeneratorType")
+    return (gen, types.int64, types.int64, types.float64[::1])
+
+
+#: The release hook's signature (:mod:`bandsim.kernels.hooks`): argument types (built
+#: when a plug-in registers: importing bandsim loads no numba) and text.
+RELEASE_SIGNATURE = (_release_types, "(rng: Generator, n: int64, k: int64, "
+                                     "params: float64[::1]) -> float64")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Release(Mechanism):
+    """A data-dependent release from the batch's true count (randomized response and the like).
+
+    Give ``name``, ``summary``, ``source``, ``trust``, ``batch`` (returning a
+    :class:`bandsim.mechanisms.release.ReleaseBatch`), ``release`` and
+    ``release_law``. The elimination engine runs it on binary rewards; the
+    exact audit (:func:`bandsim.privacy.release.audit_release`) reads
+    ``release_law`` and ``bandsim audit --sampled`` tests the hook's own
+    draws against it.
+
+    Attributes
+    ----------
+    release : numba function (rng, n: int64, k: int64, params: float64[::1]) -> float64
+        The analyzer's estimate of the batch sum drawn from the true count
+        ``k`` of ones among ``n`` binary rewards; ``params`` is the batch's
+        ``fpar`` (an int64 result is cast). Compiled against this signature
+        when a plug-in registers; the engines call it as the kernel hook
+        ``release`` (:mod:`bandsim.kernels.hooks`).
+    release_law : callable (n, k, fpar) -> (values float64 (V,), probs float64 (V,))
+        The exact law of ``release`` (values strictly increasing, probs
+        summing to 1).
+
+    Raises
+    ------
+    ConfigError
+        ``kernels={"release": f}`` together with another ``release`` (give the hook once).
+    """
+
+    kind: Guarantee = Guarantee.PURE
+    code: int = codes.RELEASE
+    family: str = "release"
+    float_safe: bool = True  # the view is the finite discrete law release_law declares
+    release: Callable = None
+    release_law: Callable = None
+
+    hooks = {"release": RELEASE_SIGNATURE}
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.kernels and "release" in self.kernels:  # the hook given as a kernel key
+            fn = self.kernels["release"]
+            if self.release is not None and self.release is not fn:
+                raise ConfigError(f"mechanism {self.name!r} kernels", "release",
+                                  "give the release hook once: release=f")
+            rest = {k: v for k, v in self.kernels.items() if k != "release"}
+            object.__setattr__(self, "release", fn)
+            object.__setattr__(self, "kernels", rest or None)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,4 +174,5 @@ class Exact(Mechanism):
     family: str = "none"
 
 
-__all__ = ["Exact", "InsideEngine", "NoiseOnSum", "SecAggProtocol", "Shuffle"]
+__all__ = ["Exact", "InsideEngine", "NoiseOnSum", "RELEASE_SIGNATURE", "Release",
+           "SecAggProtocol", "Shuffle"]

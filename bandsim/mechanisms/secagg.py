@@ -59,7 +59,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..compat import positional_deprecated
 from ..engines import secagg_kernel
 from ..errors import ConfigError, check_int, check_range
 from ..instances import clipped_gaussian_moments
@@ -284,8 +283,8 @@ def check_sampler_ranges(code, n, epsilon, fpar, scale=1.0):
                               f"most ~{math.sqrt(SIGMA2_MAX / n):.3g}) or the horizon")
 
 
-def _finish(*, name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sigma, h, noise,
-            variance, privacy, extra=None):
+def finish(*, name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sigma, h, noise,
+           variance, privacy, extra=None):
     """The :class:`Batch` of a SecAgg protocol from its precision g, real τ and noise.
 
     τ = ⌈τ_real⌉ and m = n g + 2τ + 1 (every theorem of the paper).
@@ -308,12 +307,6 @@ def _finish(*, name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sig
                  bits=math.ceil(math.log2(m)), code=code, fpar=tuple(fpar), ipar=(g, tau, m),
                  sigma=sigma, h=h, noise=noise, noise_variance=variance, privacy=privacy,
                  extra=extra or {}, theorem=theorem)
-
-
-#: The Batch of a SecAgg protocol (keywords only; see :func:`_finish`).
-finish = positional_deprecated(_finish, (
-    "name", "code", "theorem", "n", "epsilon", "p", "scale", "g", "tau_real", "fpar", "sigma",
-    "h", "noise", "variance", "privacy", "extra"), "secagg.finish")
 
 
 def _laplace_batch(name, code, theorem, n, epsilon, p, model, where, eps=None, fpar_extra=(),

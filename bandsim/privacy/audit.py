@@ -71,6 +71,8 @@ from .. import registry
 from ..errors import ConfigError, check_int
 from ..registry import get_algorithm, get_mechanism
 from . import pmf as P
+from .release import audit_points as release_audit_points
+from .release import audit_release
 from .report import AuditReport, Row
 
 #: Rényi orders audited (α = 2 … 64).
@@ -532,6 +534,7 @@ FAMILY_AUDITS = {
     "secagg": (secagg_audit, secagg_audit_points),
     "laplace-sum": (_laplace_sum_audit, lambda b, fold_max=None: 20001),
     "shuffle": (_shuffle_audit, lambda b, fold_max=None: 4 * b.n),
+    "release": (audit_release, release_audit_points),
 }
 
 

@@ -9,9 +9,9 @@ and the sampled audit (:mod:`bandsim.privacy.sampled`) can be seen to FAIL:
 - :func:`inverted_polya_parameter` — the per-user Pólya sampler handed
   1 − β instead of β (what the inverted Gamma scale (1 − β)/β computes);
 - :func:`inverted_polya_mechanism` — the same bug in the *kernel code*: a copy
-  of a Pólya mechanism whose per-user noise kernel is recompiled
-  (:func:`bandsim.kernels._jit.rebind`) around a Pólya sampler with the
-  inverted scale, the source left untouched. Only the sampled audit can see
+  of a Pólya mechanism as a SecAgg-family plug-in whose per-user noise
+  kernel draws from a Pólya sampler with the inverted scale, the built-in
+  source left untouched. Only the sampled audit can see
   it: the exact audit certifies the law of the parameters, which are right.
 
 ``benchmarks/audit_controls.py`` prints the table of verdicts.
@@ -21,8 +21,8 @@ import math
 
 from ..errors import ConfigError
 from ..guarantees import Guarantee
-from ..kernels import secagg as ksecagg
-from ..kernels._jit import rebind
+from ..kernels import codes
+from ..kernels.samplers import discrete_laplace
 from ..registry import get_mechanism, register
 
 
@@ -77,7 +77,7 @@ def inverted_polya_parameter(b):
     return dataclasses.replace(b, fpar=(fpar[0], 1.0 - fpar[1]) + fpar[2:])
 
 
-def _polya_inverted_kernel():
+def _inverted_noise_kernels():
     import numba
 
     @numba.njit(nogil=True, error_model="numpy")  # not cached: a throwaway control
@@ -85,7 +85,16 @@ def _polya_inverted_kernel():
         """Pólya(r, β) with the Gamma scale inverted: (1 − β)/β instead of β/(1 − β)."""
         return rng.poisson(rng.gamma(r, (1.0 - beta) / beta))
 
-    return polya
+    @numba.njit(nogil=True, error_model="numpy")
+    def user_noise(rng, mech, n, fpar):
+        r = 1.0 / n
+        return polya(rng, r, fpar[1]) - polya(rng, r, fpar[1])
+
+    @numba.njit(nogil=True, error_model="numpy")
+    def total_noise(rng, mech, n, fpar):  # the built-in batched path: Lap_Z from q
+        return discrete_laplace(rng, fpar[0])
+
+    return {"user_noise": user_noise, "total_noise": total_noise}
 
 
 _INVERTED = {}
@@ -94,23 +103,22 @@ _INVERTED = {}
 def inverted_polya_mechanism(name="dist-dp"):
     """Register (once) and return the name of ``name`` with the inverted Pólya kernel.
 
-    The mechanism is a copy of ``name`` (same derivation, laws, claims) whose
-    per-user noise kernel :func:`bandsim.kernels.secagg.user_noise` is rebound
-    to a Pólya sampler drawing Poisson(Gamma(r, (1 − β)/β)). Derive its
-    batches with :meth:`bandsim.Mechanism.derive` as usual.
+    The mechanism is a copy of ``name`` (same derivation, laws, claims) as a
+    SecAgg-family plug-in whose per-user noise kernel draws Pólya pairs from
+    Poisson(Gamma(r, (1 − β)/β)) and whose batched kernel is the built-in
+    discrete Laplace of ``dist-dp``. Derive its batches with
+    :meth:`bandsim.Mechanism.derive` as usual.
     """
     bug = f"{name}-inverted-polya"
     if bug not in _INVERTED:
         spec = get_mechanism(name)
-        user_noise = rebind(ksecagg.user_noise, {"polya": _polya_inverted_kernel()})
 
         def batch(n, **params):
-            return dataclasses.replace(spec.batch(n, **params), name=bug)
+            return dataclasses.replace(spec.batch(n, **params), name=bug, code=codes.PLUGIN)
 
         register(dataclasses.replace(
-            spec, name=bug, batch=batch, summary=f"{name} with an inverted Pólya kernel "
-            "(a negative control)", kernels={"user_noise": user_noise,
-                                            "total_noise": ksecagg.total_noise}),
+            spec, name=bug, batch=batch, code=codes.PLUGIN, summary=f"{name} with an inverted "
+            "Pólya kernel (a negative control)", kernels=_inverted_noise_kernels()),
             replace=True)
         _INVERTED[bug] = True
     return bug

@@ -2,7 +2,6 @@
 import math
 from dataclasses import KW_ONLY, asdict, dataclass, field
 
-from ..compat import keyword_dataclass
 
 #: Unit roundoff of float64.
 EPS = 2.0**-53
@@ -72,7 +71,6 @@ class Row:
         return self.status in ("ok", "")
 
 
-@keyword_dataclass
 @dataclass(kw_only=True)
 class AuditReport:
     """Claimed versus exact privacy of one batch of one algorithm.

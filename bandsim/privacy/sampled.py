@@ -45,7 +45,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ConfigError, check_int
+from ..guarantees import Guarantee
+from ..engines import protocol_kernel
+from ..kernels import codes
+from ..registry import algorithms, get_algorithm, get_mechanism, mechanisms
+from ..results import json_safe
+from .release import release_pairs
+from .sampled_shuffle import shuffle_pairs
 from . import pmf as P
 from .sampled_checks import fractional_pairs, scale_test
 
@@ -152,7 +159,6 @@ class SampledReport:
 
     def to_dict(self):
         """Plain data, strict JSON (a non-finite number is None)."""
-        from ..results import json_safe
 
         return json_safe(dict(
             algorithm=self.algorithm, mechanism=self.mechanism, params=self.params,
@@ -282,17 +288,17 @@ def claim_as_dp(spec, b, delta0=DELTA0):
     """The batch's claim as (ε, δ)-DP of the audited view (dict: epsilon, delta, how)."""
     priv = b.privacy
     kind = spec.kind
-    if kind in ("pure", "laplace"):
+    if kind.epsilon_dp:
         eps = priv.get("epsilon_secagg", priv["epsilon"])
         return dict(epsilon=eps, delta=0.0, how="ε-DP claim" +
                     (" of the modular sum (ε' = ε/2)" if "epsilon_secagg" in priv else ""))
-    if kind == "approx":
+    if kind is Guarantee.APPROX:
         return dict(epsilon=priv["epsilon"], delta=priv["delta"], how="(ε, δ)-DP claim")
-    if kind == "rdp":
+    if kind is Guarantee.RDP:
         vals = [spec.claim(b, a)[0] + math.log(1 / delta0) / (a - 1) for a in range(2, 65)]
         return dict(epsilon=min(vals), delta=delta0,
                     how="RDP claim ε̂(α) converted: min_α ε̂(α) + log(1/δ₀)/(α − 1)")
-    if kind == "zcdp":
+    if kind is Guarantee.ZCDP:
         rho = priv["rho"]
         return dict(epsilon=rho + 2 * math.sqrt(rho * math.log(1 / delta0)), delta=delta0,
                     how="ρ-zCDP claim converted: ρ + 2 sqrt(ρ log(1/δ₀))")
@@ -412,61 +418,19 @@ def _sum_view(law, n, m):
     return P.LogPmf(0, folded - np.logaddexp.reduce(folded), out.dropped, out.rel_err, m)
 
 
-def _shuffle_pairs(spec, b, draws, rng, notes):
-    import copy
-
-    from ..kernels.binary_summation import noise_mean, sample_batched, sample_per_user
-
-    mech = copy.copy(b.extra["mech"])
-    mech.tau = float(b.fpar[0])  # the parameter the kernels read
-    n = b.n
-    trials, prob = mech.noise_law(n)
-    law = P.Binomial(trials, prob)
-    sd = math.sqrt(max(trials * prob * (1 - prob), 1.0))
-    lo, hi = max(0, law.center - int(40 * sd) - 2), min(trials, law.center + int(40 * sd) + 2)
-    view = P.window(law, lo, hi)
-    cells = hi - lo + 2  # one more: the input with one more 1
-    probs = []
-    for k in (0, 1):
-        p = np.zeros(cells)
-        p[k:k + len(view.logp)] = np.exp(view.logp)
-        probs.append(p / p.sum())
-    mean = noise_mean(n, mech.tau)
-
-    def to_cells(z):
-        ones = np.rint(np.asarray(z) + mean).astype(np.int64)
-        return np.clip(ones - lo, 0, cells - 1)
-
-    labels = np.arange(lo, lo + cells)
-    out = [_Pair("batched", tuple(to_cells(sample_batched(rng, k, n, mech.tau, draws))
-                                  for k in (0, 1)), tuple(probs), cells, labels,
-                 ("Σx = 0", "Σx = 1"))]
-    coins = mech.fair_bits(n) or 1
-    work = draws * n * coins * 2
-    if work > WORK_BUDGET:
-        notes.append(f"per-user path skipped: {draws:,} draws × {n:,} users × {coins:,} coins "
-                     f"× 2 inputs = {work:.3g} > the budget {WORK_BUDGET:.3g}")
-    else:
-        xs = [np.zeros(n, np.int64), np.zeros(n, np.int64)]
-        xs[1][0] = 1
-        out.append(_Pair("per-user", tuple(to_cells(sample_per_user(rng, x, mech.tau, draws))
-                                           for x in xs), tuple(probs), cells, labels,
-                         ("x = (0, …, 0)", "x = (1, 0, …, 0)")))
-    return out
-
-
-def _laplace_pairs(spec, b, draws, rng, notes, bins=2000):
-    """DP-SE's Laplace on an epoch sum: the engine's own batch_estimate, sums 0 and 1."""
+def _laplace_pairs(spec, b, draws, rng, notes, bins=2000, draw=None, scale=None):
+    """Laplace on a sum, sums 0 and 1: the engine's own batch_estimate, or ``draw(mu)``
+    (an engine's declared release hook) against the declared scale ``b.fpar[0]``."""
     from scipy import stats
 
-    from ..engines import protocol_kernel
-    from ..kernels import codes
 
-    scale = float(b.fpar[0])
-    sample = protocol_kernel(spec.name, "sample_estimates")
-    fpar, ipar = np.array(b.fpar + (0.0,) * (4 - len(b.fpar))), np.zeros(3, np.int64)
-    z = [sample(rng, b.code, codes.BERNOULLI, np.array([mu, 0.0, 0.0, 0.0]), 1, fpar, ipar,
-                draws) for mu in (0.0, 1.0)]
+    scale = float(b.fpar[0]) if scale is None else scale
+    if draw is None:
+        sample = protocol_kernel(spec.name, "sample_estimates")
+        fpar, ipar = np.array(b.fpar + (0.0,) * (4 - len(b.fpar))), np.zeros(3, np.int64)
+        draw = lambda mu: sample(rng, b.code, codes.BERNOULLI, np.array([mu, 0.0, 0.0, 0.0]),  # noqa: E731
+                                 1, fpar, ipar, draws)
+    z = [draw(mu) for mu in (0.0, 1.0)]
     # bins: equiprobable under input 0, extended to cover input 1's shift
     inner = stats.laplace.ppf(np.linspace(0, 1, bins + 1)[1:-1], 0.0, scale)
     edges = np.concatenate([inner, [inner[-1] + 1.0]])
@@ -482,14 +446,54 @@ def _laplace_pairs(spec, b, draws, rng, notes, bins=2000):
 
 def kernel_mechanisms():
     """Names of the registered mechanisms whose batch kernels the sampled audit can run."""
-    from ..registry import mechanisms
 
-    return [m.name for m in mechanisms().values()
-            if (m.family == "secagg" and m.noise_law is not None) or m.family == "shuffle"
-            or (m.kind == "laplace" and m.family == "sum")]
+    return [m.name for m in mechanisms().values() if m.default_audit() in SAMPLED_FAMILIES]
 
 
-def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0):
+#: The paths the sampled audit runs, by the family audit (``Mechanism.default_audit``).
+SAMPLED_FAMILIES = {
+    "secagg": _secagg_pairs,
+    "shuffle": lambda spec, b, draws, rng, notes: shuffle_pairs(spec, b, draws, rng, notes,
+                                                                _Pair, WORK_BUDGET),
+    "laplace-sum": _laplace_pairs,
+    "release": lambda spec, b, draws, rng, notes: release_pairs(spec, b, draws, rng, notes,
+                                                                _Pair),
+}
+
+#: Engines whose private draws all go through the mechanism's batch kernels, and engines
+#: with their own Laplace hooks (engine → (kernels.* sampler, plan attribute of the scale)).
+MECHANISM_ENGINES = ("elimination", "decision")
+_LAPLACE = "samplers.sample_laplace_draws"
+HOOK_ENGINES = {
+    "episodic": ((_LAPLACE, "noise_scale"),),
+    "per-step": (("sequential.sample_releases", "scale"),),
+    "svt": tuple((_LAPLACE, a) for a in ("svt_scale", "hist_scale")),
+    "per-round": ((_LAPLACE, "noise_scale"), (_LAPLACE, "chunk_scale"),
+                  ("sequential.sample_releases", "node_scale")),
+}
+
+
+def sampler_status(algorithm):
+    """Why ``bandsim audit --sampled`` cannot sample what ``algorithm`` draws, or None.
+
+    For ``bandsim list`` and the leaderboard: None means the sampled audit runs
+    the very kernels a simulation draws with; else the reason ("not auditable").
+    """
+
+    algo = get_algorithm(algorithm)
+    if not algo.mechanism or not get_mechanism(algo.mechanism).kind.private:
+        return "not private"
+    if algo.engine in HOOK_ENGINES:
+        return None
+    if algo.engine not in MECHANISM_ENGINES:
+        return (f"not auditable: the {algo.engine} engine draws its noise inline, not through "
+                "a declared sampler")
+    if algo.mechanism not in kernel_mechanisms():
+        return f"not auditable: mechanism {algo.mechanism} has no samplable kernels with a law"
+    return None
+
+
+def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0, pairs=None):
     """Sampled audit of one batch ``b`` (a mechanism's derived batch) on its real kernels.
 
     Parameters
@@ -509,7 +513,6 @@ def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0):
     SampledReport
         ``code`` 0 PASS, 1 FAIL, 2 cannot audit (``reason`` says why).
     """
-    from ..registry import get_mechanism
 
     t0 = time.perf_counter()
     spec = get_mechanism(b.name)
@@ -522,12 +525,10 @@ def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0):
     rng = np.random.default_rng(seed)
     try:
         rep.claim = claim_as_dp(spec, b)
-        if spec.family == "secagg" and spec.noise_law is not None:
-            pairs = _secagg_pairs(spec, b, draws, rng, rep.notes)
-        elif spec.family == "shuffle":
-            pairs = _shuffle_pairs(spec, b, draws, rng, rep.notes)
-        elif spec.kind == "laplace" and spec.family == "sum":
-            pairs = _laplace_pairs(spec, b, draws, rng, rep.notes)
+        if pairs is not None:  # given by the caller (an engine's own release hook)
+            pass
+        elif spec.default_audit() in SAMPLED_FAMILIES:
+            pairs = SAMPLED_FAMILIES[spec.default_audit()](spec, b, draws, rng, rep.notes)
         else:
             raise CannotAudit(f"mechanism {spec.name} ({spec.family}) has no batch kernels to "
                               "sample (its noise is drawn inside the engine)")
@@ -541,6 +542,8 @@ def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0):
                 continue
             counts = np.bincount(pair.cells[i], minlength=pair.n_cells)
             stat, p, cells = g_test(counts, pair.probs[i])
+            if (counts[pair.probs[i] == 0]).any():  # a draw the declared law cannot produce
+                stat, p = math.inf, 0.0
             rep.checks.append(Check(pair.path, pair.inputs[i], len(pair.cells[i]), cells,
                                     stat, p))
             if i == 0:  # the noise scale alone, on the x = 0 draws
@@ -558,13 +561,11 @@ def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0):
 
 def sampled(algorithm, epsilon, batch_size, draws=DRAWS, seed=0, **params):
     """Sampled audit of one batch of ``algorithm`` (as :func:`bandsim.privacy.audit.audit`)."""
-    from ..errors import check_int
-    from ..registry import get_algorithm, get_mechanism
-    from .audit import auditable
 
     algo = get_algorithm(algorithm)
-    if algo.name not in auditable():
-        raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(auditable())}")
+    if sampler_status(algo.name) == "not private":
+        ok = [a for a in algorithms() if sampler_status(a) != "not private"]
+        raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(ok)}")
     n = check_int("batch_size", batch_size, 1)
     draws = check_int("draws", draws, 1000, 10**9)
     horizon = params.pop("horizon", 10**7)
@@ -572,14 +573,40 @@ def sampled(algorithm, epsilon, batch_size, draws=DRAWS, seed=0, **params):
     prm = algo.resolve({k: v for k, v in given.items() if v is not None and algo.param(k)},
                        horizon)
     spec = get_mechanism(algo.mechanism)
-    rep = sampled_audit(spec.derive(n, prm), algo.name, draws, seed)
-    if algo.engine != "elimination" and not rep.reason:
-        rep.notes.append(f"{algo.name} runs on the {algo.engine} engine, which draws the "
-                         f"mechanism's sampler ({', '.join(spec.samplers)}) inline: the paths "
-                         f"sampled here are the {spec.name} mechanism's batch kernels")
+    b = spec.derive(n, prm)
+    if sampler_status(algo.name) is not None:  # never sample something other than what runs
+        return SampledReport(algo.name, spec.name, dict(n=n, draws=int(draws), seed=int(seed)),
+                             {}, reason=sampler_status(algo.name))
+    if algo.engine in HOOK_ENGINES:
+        return _engine_hook_audit(algo, prm, b, draws, seed, horizon)
+    return sampled_audit(b, algo.name, draws, seed)
+
+
+def _engine_hook_audit(algo, prm, b, draws, seed, horizon):
+    """The engine's own Laplace draws (its declared hooks, at the scales its plan hands
+    it) on sums 0 and 1, against Lap(scale)."""
+    import importlib
+
+
+    plan = algo.plan(prm, 2, horizon)
+    rng = np.random.default_rng(seed)
+    spec = get_mechanism(algo.mechanism)
+    pairs, notes = [], []
+    for path, attr in HOOK_ENGINES[algo.engine]:
+        if getattr(plan, attr, None) is None:
+            continue
+        module, name = path.split(".")
+        hook = getattr(importlib.import_module(f"bandsim.kernels.{module}"), name)
+        scale = float(getattr(plan, attr))
+        pair, = _laplace_pairs(spec, b, draws, rng, notes, scale=scale,
+                               draw=lambda mu: hook(rng, mu, scale, draws))
+        pair.path = f"{algo.engine} engine ({path}, {attr} = {scale:.6g})"
+        pairs.append(pair)
+    rep = sampled_audit(b, algo.name, draws, seed, pairs=pairs)
+    rep.notes.append(f"the {algo.engine} engine's own Laplace draws vs Lap(scale) at its plan's")
     return rep
 
 
 __all__ = ["ALPHA", "BETA", "Bound", "CannotAudit", "Check", "DRAWS", "SampledReport",
            "claim_as_dp", "epsilon_lower_bound", "g_test", "kernel_mechanisms", "sampled",
-           "sampled_audit"]
+           "sampled_audit", "sampler_status"]

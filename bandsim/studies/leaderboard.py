@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..privacy.sampled import sampler_status
 
 NONE_TRUST = "none"
 
@@ -130,6 +131,7 @@ def board_rows(rows):
             not_audited=verdicts.get("not audited", 0),
             not_auditable=verdicts.get("not auditable", 0),
             worst_audit_ratio=max(audited) if audited else float("nan"),
+            sampled=_sampled(name),
             runs_min=min(r["runs"] for r in rs), runs_max=max(r["runs"] for r in rs),
             seconds=sum(r["seconds"] for r in rs)))
     order = trust_order(out)
@@ -139,6 +141,16 @@ def board_rows(rows):
         b["position"] = (0 if b["failed"] else
                          1 + sum(o["trust"] == b["trust"] and not o["failed"] for o in out[:i]))
     return out
+
+
+def _sampled(name):
+    """What ``bandsim audit --sampled`` does for ``name`` (:func:`sampler_status`): "yes",
+    "not auditable: …" (said as such), "not private", or "unknown" (not registered now)."""
+    try:
+        status = sampler_status(name)
+    except ConfigError:
+        return "unknown"
+    return "yes" if status is None else status
 
 
 def trust_order(items):
@@ -226,7 +238,7 @@ class Section:
 def board_section(trust, board):
     s = Section(f"{trust}" if trust != NONE_TRUST else "none (non-private references)",
                 ["#", "algorithm", "mean rank", "cells", "wins", "regret ÷ counterpart",
-                 "per-batch privacy verdicts", "runs", "wall time"])
+                 "per-batch privacy verdicts", "sampled audit", "runs", "wall time"])
     for b in board:
         if b["trust"] != trust or b.get("failed"):
             continue
@@ -237,8 +249,8 @@ def board_section(trust, board):
         runs = (f"{b['runs_min']:,}" if b["runs_min"] == b["runs_max"]
                 else f"{b['runs_min']:,}–{b['runs_max']:,}")
         s.rows.append([str(b["position"]), name_text(b), f"{b['mean_rank']:.2f}",
-                       str(b["cells"]), str(b["wins"]), ratio, board_verdict_text(b), runs,
-                       _secs(b["seconds"])])
+                       str(b["cells"]), str(b["wins"]), ratio, board_verdict_text(b),
+                       b.get("sampled", "unknown"), runs, _secs(b["seconds"])])
     return s
 
 
@@ -310,7 +322,9 @@ LEGEND = (
     "claimed figure); not audited = an exact audit exists but is too costly at simulation "
     "time (its `bandsim audit` command is in rows.parquet); not auditable = the mechanism "
     "has no exact audit. A configuration whose exact or sampled audit FAILs is not ranked: "
-    "its algorithm is listed under \"failed audit\" and the suite exits 1. "
+    "its algorithm is listed under \"failed audit\" and the suite exits 1. Sampled audit: "
+    "yes = `bandsim audit --sampled` runs the kernels a simulation draws with; "
+    "not auditable = it cannot (the reason is shown). "
     "† = provisional specification.")
 
 

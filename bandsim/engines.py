@@ -40,7 +40,7 @@ from .kernels import elimination, hooks, protocols, secagg
 def _hooks(mechanism):
     spec = registry.get_mechanism(mechanism)
     kernels = dict(spec.kernels or {})
-    for field in type(spec).hooks:  # a family's own hook fields (e.g. Release.release)
+    for field in type(spec).hooks:  # a family's own hook fields (e.g. DataDependent.release)
         if field in hooks.SIGNATURES and getattr(spec, field, None) is not None:
             kernels[field] = getattr(spec, field)
     if not kernels:

@@ -9,9 +9,10 @@ mechanism (docs/plugins.md).
 Declarations
     :class:`Algorithm`, :class:`Mechanism` and their families — mechanisms:
     :class:`SecAggProtocol`, :class:`NoiseOnSum`, :class:`Shuffle`,
-    :class:`InsideEngine`, :class:`Exact`; engines: :class:`BatchedElimination`,
-    :class:`EpisodicIndex`, :class:`PerStep`, :class:`SVTEngine`,
-    :class:`PerRoundThompson`. Every field is a keyword. :class:`Guarantee`
+    :class:`DataDependent` (a release drawn from the batch's true count, with
+    :class:`ReleaseBatch`), :class:`InsideEngine`, :class:`Exact`; engines:
+    :class:`BatchedElimination`, :class:`BatchedDecision`, :class:`EpisodicIndex`,
+    :class:`PerStep`, :class:`SVTEngine`, :class:`PerRoundThompson`. Every field is a keyword. :class:`Guarantee`
     says what a mechanism promises and how it is audited and accounted.
 Registration
     :func:`register`, :func:`unregister`, :func:`get_mechanism`,
@@ -77,8 +78,8 @@ from .kernels import codes
 from .kernels import rewards as kernel_rewards
 from .kernels.shard import Shard
 from .mechanisms import SumBatch, secagg
-from .mechanisms.families import (Exact, InsideEngine, NoiseOnSum, Release, SecAggProtocol,
-                                  Shuffle)
+from .mechanisms.families import (DataDependent, Exact, InsideEngine, NoiseOnSum,
+                                  SecAggProtocol, Shuffle)
 from .mechanisms.release import ReleaseBatch
 from .params import (BATCH_SIZE, BETA, DELTA, EPSILON, GROWTH, HALF_OVER_T, ONE_OVER_T, P,
                      REQUIRED, SCALE, Derived, Param)
@@ -116,7 +117,7 @@ def __getattr__(name):  # the privacy toolkit loads scipy: only when asked for
 
 
 __all__ = ["Algorithm", "audit", "audit_release", "BATCH_SIZE", "batch_size", "BatchedDecision",
-           "BatchedElimination", "BETA", "decision_plan", "Release", "ReleaseBatch",
+           "BatchedElimination", "BETA", "DataDependent", "decision_plan", "ReleaseBatch",
            "release_audit_points", "sampled",
            "Binomial", "build_tables", "check", "codes", "confidence_radius", "ConfigError",
            "DELTA", "Derived", "DiscreteGaussian", "DiscreteLaplace", "EpisodicIndex",

@@ -99,7 +99,7 @@ class Mechanism:
     family : str
         ``secagg`` (protocol P = (R, S, A) of Chowdhury & Zhou), ``sum``
         (noise on the exact batch sum), ``release`` (a data-dependent release
-        from the batch's true count: :class:`bandsim.mechanisms.families.Release`),
+        from the batch's true count: :class:`bandsim.mechanisms.families.DataDependent`),
         ``shuffle`` or ``none``. Kernel keys a family does not consume are
         refused (:mod:`bandsim.validation`).
     summarize : callable (batches: list) -> dict, optional
@@ -137,7 +137,7 @@ class Mechanism:
     user_law: Callable = None
     float_safe: bool = None
 
-    #: Numba hooks of a mechanism family (``Release.release``): field → (argument types
+    #: Numba hooks of a mechanism family (``DataDependent.release``): field → (argument types
     #: or None, text); compiled against them when a plug-in registers
     #: (:mod:`bandsim.validation`); the engines bind them like ``kernels``. A mechanism
     #: with a plug-in code (``codes.PLUGIN_CODES``) gives ``kernels`` or its family's hooks.

@@ -96,3 +96,62 @@ jit = _njit(nogil=True, fastmath=False, error_model="numpy")
 #: Numba-IR level, so a call passing a Generator costs no reference counting.
 jit_inline = _njit(nogil=True, fastmath=False, error_model="numpy", inline="always")
 
+
+def rebind(kernel, replacements, _memo=None):
+    """A fresh compilation of ``kernel`` whose callees named in ``replacements``
+    are replaced, at any depth of the call graph: a mutated copy of a kernel.
+
+    Only negative controls use it (:mod:`bandsim.privacy.controls` and the
+    tests: e.g. randomized rounding from ⌈y⌉, an unclipped Gaussian reward),
+    to show that an audit FAILs a realistic mistake in the code that draws.
+    Engines never call it: plug-in kernels reach the cached engines as
+    first-class functions (:mod:`kernels.hooks`). Every kernel on a path from
+    ``kernel`` to a replaced name is recompiled against the replacement (same
+    source, same flags, not cached on disk); kernels that reach no replaced
+    name are shared unchanged.
+
+    Parameters
+    ----------
+    kernel : numba dispatcher
+    replacements : dict of str -> numba dispatcher
+        Global name inside the kernels → the kernel to call instead (same
+        signature).
+
+    Returns
+    -------
+    numba dispatcher
+        ``kernel`` itself when nothing it reaches is replaced.
+    """
+    from numba.core.registry import CPUDispatcher
+
+    memo = {} if _memo is None else _memo
+    if id(kernel) in memo:
+        return memo[id(kernel)]
+    memo[id(kernel)] = kernel  # recursion guard
+    py = kernel.py_func
+    new_globals = None
+    for name in py.__code__.co_names:
+        if name in replacements:
+            new = replacements[name]
+        else:
+            obj = py.__globals__.get(name)
+            if not isinstance(obj, CPUDispatcher) or obj is kernel:
+                continue
+            new = rebind(obj, replacements, memo)
+            if new is obj:
+                continue
+        if new_globals is None:
+            new_globals = dict(py.__globals__)
+        new_globals[name] = new
+    if new_globals is None:
+        return kernel
+    import types
+
+    fn = types.FunctionType(py.__code__, new_globals, py.__name__, py.__defaults__,
+                            py.__closure__)
+    options = dict(kernel.targetoptions)
+    options.pop("cache", None)
+    options.pop("nopython", None)
+    out = numba.njit(**options)(fn)
+    memo[id(kernel)] = out
+    return out

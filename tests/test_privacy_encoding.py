@@ -108,7 +108,7 @@ def test_negative_control_ceil_rounding_fails_the_sampled_audit(monkeypatch):
 
 def _both_directions_bound(c0, c1, n_cells, beta):
     """The former evaluation: both directions on the evaluation half (coverage 1 − 2β)."""
-    from bandsim.privacy.sampled import _directed_bounds
+    from bandsim.privacy.sampled_stats import _directed_bounds
 
     h0, h1 = len(c0) // 2, len(c1) // 2
     sel = [np.bincount(c[:h], minlength=n_cells) for c, h in ((c0, h0), (c1, h1))]

@@ -172,7 +172,7 @@ import numpy as np
 import bandsim
 from bandsim.algorithms.elimination import plan_protocol
 from bandsim.kernels import codes
-from bandsim.mechanisms.families import Release
+from bandsim.mechanisms.families import DataDependent
 from bandsim.mechanisms.release import ReleaseBatch
 from bandsim.params import EPSILON, GROWTH, P
 
@@ -183,7 +183,7 @@ def coin(rng, n, k, fpar):  # every user flips a fair coin w.p. fpar[0], else re
     return (heads - fpar[0] * n / 2) / (1.0 - fpar[0])
 
 
-bandsim.register(Release(
+bandsim.register(DataDependent(
     name="cache-probe", summary="s", source="s", trust="local ε-DP", release=coin,
     release_law=lambda n, k, fpar: (np.arange(n + 1.0), np.full(n + 1, 1.0 / (n + 1))),
     batch=lambda n, epsilon: ReleaseBatch("cache-probe", n, (0.5,), dict(epsilon=epsilon),

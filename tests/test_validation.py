@@ -164,20 +164,20 @@ def release(rng, n, k, params):
 
 
 def test_a_mechanism_family_with_its_own_hook_needs_no_kernels():
-    """A family's numba hook (Release.release) is a field listed in ``hooks``: it stands
+    """A family's numba hook (DataDependent.release) is a field listed in ``hooks``: it stands
     for ``kernels``, is compiled against its signature, and the family's code is required."""
-    from bandsim.mechanisms.families import Release
+    from bandsim.mechanisms.families import DataDependent
 
     law = lambda n, k, fpar: (np.arange(n + 1.0), np.full(n + 1, 1.0 / (n + 1)))  # noqa: E731
     base = dict(name="val-release", summary="x", source="tests", trust="local ε-DP",
                 batch=lambda n, epsilon: None, release_law=law)
-    refused(Release(**base), "mechanism 'val-release' kernels=None", "codes.RELEASE")
-    refused(Release(**base, release=plain_sum_noise), "release='plain_sum_noise'",
+    refused(DataDependent(**base), "mechanism 'val-release' kernels=None", "codes.RELEASE")
+    refused(DataDependent(**base, release=plain_sum_noise), "release='plain_sum_noise'",
             "@numba.njit")
-    refused(Release(**base, release=sum_noise), "release='sum_noise'", "does not compile")
-    refused(Release(**base, release=release, code=codes.PLUGIN), "code=100", "102")
-    refused(Release(**{**base, "release_law": None}, release=release), "release_law=None")
-    decl = bandsim.register(Release(**base, release=release))
+    refused(DataDependent(**base, release=sum_noise), "release='sum_noise'", "does not compile")
+    refused(DataDependent(**base, release=release, code=codes.PLUGIN), "code=100", "102")
+    refused(DataDependent(**{**base, "release_law": None}, release=release), "release_law=None")
+    decl = bandsim.register(DataDependent(**base, release=release))
     try:
         assert registry.get_mechanism("val-release").release is release
     finally:
@@ -192,7 +192,7 @@ def test_one_module_holds_what_the_plugin_examples_import():
               "DELTA", "get_mechanism", "plan_protocol", "secagg", "secagg_audit",
               "secagg_audit_points", "Law", "audit", "Algorithm", "Mechanism", "register",
               "simulate", "Shard", "kernel_rewards", "Guarantee", "EpisodicIndex",
-              "Release", "ReleaseBatch", "BatchedDecision", "decision_plan", "audit_release",
+              "DataDependent", "Release", "ReleaseBatch", "BatchedDecision", "decision_plan", "audit_release",
               "release_audit_points", "sampled"]
     assert [n for n in needed if not hasattr(plugin, n)] == []
     assert set(needed) <= set(plugin.__all__)

@@ -18,7 +18,7 @@ base                   family
                          ``total_noise``, ``user_noise``.
 :class:`NoiseOnSum`      noise added to the exact batch sum (Laplace on an
                          epoch sum). Plug-in kernel: ``sum_noise``.
-:class:`Release`         a data-dependent release from the batch's true
+:class:`DataDependent`   a data-dependent release from the batch's true
                          count (randomized response and the like): the numba
                          hook ``release(rng, n, k, params)`` and its exact
                          law ``release_law``; exact and sampled audits.
@@ -29,7 +29,7 @@ base                   family
 =====================  =====================================================
 
 ``float_safe`` (shown by ``bandsim list``) defaults to True for
-:class:`SecAggProtocol`, :class:`Shuffle` and :class:`Release` (integer or finite
+:class:`SecAggProtocol`, :class:`Shuffle` and :class:`DataDependent` (integer or finite
 discrete releases) and to False
 for :class:`NoiseOnSum` (float64 noise on an exact sum, Mironov, CCS 2012);
 an :class:`InsideEngine` mechanism declares it.
@@ -94,7 +94,7 @@ RELEASE_SIGNATURE = (_release_types, "(rng: Generator, n: int64, k: int64, "
 
 
 @dataclass(frozen=True, kw_only=True)
-class Release(Mechanism):
+class DataDependent(Mechanism):
     """A data-dependent release from the batch's true count (randomized response and the like).
 
     Give ``name``, ``summary``, ``source``, ``trust``, ``batch`` (returning a
@@ -174,5 +174,5 @@ class Exact(Mechanism):
     family: str = "none"
 
 
-__all__ = ["Exact", "InsideEngine", "NoiseOnSum", "RELEASE_SIGNATURE", "Release",
+__all__ = ["Exact", "InsideEngine", "NoiseOnSum", "RELEASE_SIGNATURE", "DataDependent",
            "SecAggProtocol", "Shuffle"]

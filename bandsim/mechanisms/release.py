@@ -1,6 +1,6 @@
 """The data-dependent release family: the batch object a release mechanism derives.
 
-A release mechanism (:class:`bandsim.mechanisms.families.Release`:
+A release mechanism (:class:`bandsim.mechanisms.families.DataDependent`:
 ``family="release"``, ``code=codes.RELEASE``) declares a Numba hook
 ``release=f`` with ``f(rng, n, k, fpar) -> float64`` (the
 analyzer's estimate of the batch sum from the true count k of ones among n

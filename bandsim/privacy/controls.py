@@ -22,6 +22,9 @@ import math
 from ..errors import ConfigError
 from ..guarantees import Guarantee
 from ..kernels import codes
+from ..kernels import secagg as ksecagg
+from ..kernels._jit import rebind
+from ..kernels.hooks import unbound
 from ..kernels.samplers import discrete_laplace
 from ..registry import get_mechanism, register
 
@@ -136,7 +139,12 @@ def ceil_rounding_kernel():
         y = x * g
         return np.int64(math.ceil(y)) + (1 if rng.random() < y - math.floor(y) else 0)
 
-    return rebind(ksecagg.draw_per_user_given, {"encode": encode})
+    bad = rebind(ksecagg.draw_per_user_given, {"encode": encode})
+
+    def call(*args):  # the signature of the SecAgg kernels a mechanism hands out
+        return bad(*args, unbound())
+
+    return call
 
 
 __all__ = ["ceil_rounding_kernel", "inverted_polya_mechanism", "inverted_polya_parameter",

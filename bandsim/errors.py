@@ -39,7 +39,10 @@ def check_int(field, value, lo, hi=None):
     """Return ``int(value)`` if it is an integer in [lo, hi], else raise ConfigError."""
     import numbers
 
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+    if isinstance(value, (bool, np_bool_types())):  # True is not 1 run
+        raise ConfigError(field, value, "must be an integer" + _int_range(lo, hi)
+                          + ", not a boolean")
+    if isinstance(value, numbers.Integral):
         x = int(value)  # exact, also beyond 2**53
     else:
         try:
@@ -56,5 +59,36 @@ def check_int(field, value, lo, hi=None):
     return x
 
 
+def np_bool_types():
+    """numpy's boolean scalar type, if numpy is loaded (it is, wherever values come from it)."""
+    import sys
+
+    np = sys.modules.get("numpy")
+    return (np.bool_,) if np is not None else ()
+
+
 def _int_range(lo, hi):
     return f" in [{lo:,}, {hi:,}]" if hi is not None else f" ≥ {lo:,}"
+
+
+def check_numba_environment(environ=None):
+    """Refuse Numba settings from the environment that would fail inside Numba's import.
+
+    Raises
+    ------
+    ConfigError
+        ``NUMBA_NUM_THREADS`` set to anything but a positive integer.
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    value = env.get("NUMBA_NUM_THREADS")
+    if value is not None and value.strip():
+        try:
+            ok = int(value) > 0
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ConfigError("NUMBA_NUM_THREADS", value, "must be a positive integer (or "
+                                                          "unset: every CPU); bandsim's "
+                                                          "--threads sets its own workers")

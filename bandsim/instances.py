@@ -44,6 +44,9 @@ NAMED = {
     "easy": "means iid U[0.25, 0.75], one instance per run",
     "hard": "means iid U[0.45, 0.55], one instance per run",
 }
+#: Most arms a simulation takes (named instances, explicit means, instance files):
+#: the plan tables of the elimination engines grow as stages × K².
+MAX_ARMS = 10_000
 RANDOM_RANGES = {"easy": (0.25, 0.75), "hard": (0.45, 0.55)}
 REWARDS = ("bernoulli", "gaussian")  # the choices of make_instance; files add "categorical"
 
@@ -366,6 +369,8 @@ def make_instance(instance=None, arms=None, runs=1, rewards="bernoulli", sigma=0
         loc = np.asarray(means, dtype=np.float64).ravel()
         if loc.size < 2:
             raise ConfigError("means", list(loc), "needs at least 2 arms")
+        if loc.size > MAX_ARMS:
+            raise ConfigError("means", f"<{loc.size:,} means>", f"at most {MAX_ARMS:,} arms")
         if arms is not None and int(arms) != loc.size:
             raise ConfigError("arms", arms, f"must equal the number of means ({loc.size})")
         bad = loc[~((loc >= 0) & (loc <= 1))]
@@ -378,7 +383,7 @@ def make_instance(instance=None, arms=None, runs=1, rewards="bernoulli", sigma=0
         raise ConfigError("instance", instance, f"must be one of {', '.join(NAMED)}")
     if arms is None:
         raise ConfigError("arms", None, "K is required for a named instance")
-    arms = check_int("arms", arms, 2, 10_000)
+    arms = check_int("arms", arms, 2, MAX_ARMS)
     if instance in RANDOM_RANGES:
         lo, hi = RANDOM_RANGES[instance]
         rng = np.random.default_rng() if rng is None else rng

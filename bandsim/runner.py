@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import registry
-from .errors import ConfigError, check_int
-from .instances import GAUSSIAN_NOTE, berry_esseen_bound, make_instance
+from .errors import ConfigError, check_int, check_numba_environment
+from .instances import GAUSSIAN_NOTE, MAX_ARMS, berry_esseen_bound, make_instance
 from .config import RunConfig
 from .plancache import memo, plan_key
 from .results import Result
@@ -183,6 +183,7 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     ConfigError
         On any invalid input.
     """
+    check_numba_environment()
     algo = registry.get_algorithm(algorithm)
     runs = check_int("runs", runs, 1, 10**8)
     horizon = check_int("horizon", horizon, 2, MAX_HORIZON)
@@ -190,7 +191,7 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     threads = os.cpu_count() if threads is None else check_int("threads", threads, 1, 1024)
     resolved = algo.resolve({k: v for k, v in params.items() if v is not None}, horizon)
     means = _check_means(means, instance)
-    arms = None if arms is None else check_int("arms", arms, 2, 10_000)
+    arms = None if arms is None else check_int("arms", arms, 2, MAX_ARMS)
     if instance is not None and not isinstance(instance, str):
         from .instances import NAMED, Instance
 

@@ -21,7 +21,7 @@ def test_run_json_and_parquet(tmp_path, capsys):
                  "--horizon", "1e6", "--runs", "200", "--seed", "1", "--json",
                  "--out", str(path)])
     assert code == 0
-    s = json.loads(capsys.readouterr().out)
+    s, = json.loads(capsys.readouterr().out)  # always a list, also for one configuration
     assert s["algorithm"] == "dp-se" and s["runs"] == 200 and s["horizon"] == 10**6
     res = Result.from_parquet(path)
     assert res.summary()["regret_mean"] == s["regret_mean"]
@@ -56,7 +56,7 @@ def test_console_script_runs():
     out = subprocess.run([sys.executable, "-m", "bandsim.cli", "run", "batch-se",
                           "--means", "0.9,0.5", "--horizon", "1000", "--runs", "10",
                           "--json"], capture_output=True, text=True, check=True).stdout
-    s = json.loads(out)
+    s, = json.loads(out)
     assert s["instance"] == "means" and np.isfinite(s["regret_mean"])
 
 

@@ -95,7 +95,7 @@ def test_results_json_is_a_strict_list_with_every_swept_setting(study_dir, capsy
     rows = strict_json(capsys.readouterr().out)
     assert isinstance(rows, list) and len(rows) == 5  # 2 × 2 dist-rdp-se + batch-se
     need = {"algorithm", "instance", "arms", "epsilon", "horizon", "runs", "seed",
-            "mean_regret", "ci95", "scale"}
+            "regret_mean", "regret_ci95", "scale"}
     assert all(need <= set(r) for r in rows)
     assert {(r["epsilon"], r["scale"]) for r in rows if r["algorithm"] == "dist-rdp-se"} == {
         (0.5, 1.0), (0.5, 10.0), (1.0, 1.0), (1.0, 10.0)}
@@ -106,7 +106,7 @@ def test_results_csv_and_table(study_dir, capsys):
     capsys.readouterr()
     assert main(["results", str(study_dir), "--csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 6 and "mean_regret" in lines[0] and "scale" in lines[0]
+    assert len(lines) == 6 and "regret_mean" in lines[0] and "scale" in lines[0]
     assert main(["results", str(study_dir)]) == 0
     out = capsys.readouterr().out
     assert "scale" in out and "epsilon" in out and "dist-rdp-se" in out
@@ -119,7 +119,7 @@ def test_results_of_one_run_are_null_not_nan(tmp_path, capsys):
     capsys.readouterr()
     assert main(["results", str(tmp_path), "--json"]) == 0
     rows = strict_json(capsys.readouterr().out)
-    assert rows[0]["ci95"] is None and rows[0]["runs"] == 1
+    assert rows[0]["regret_ci95"] is None and rows[0]["runs"] == 1
 
 
 def test_results_of_a_figure_directory(tmp_path, capsys):

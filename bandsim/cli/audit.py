@@ -64,7 +64,8 @@ def _sampled(args, console):
     reports = []
     out = _out()
     for name, eps, n in itertools.product(names, args.epsilon, sizes):
-        r = sampled(name, eps, n, draws=args.draws or DRAWS, seed=args.seed, delta=args.delta,
+        draws = DRAWS if args.draws is None else args.draws  # --draws 0 is refused, not 1e6
+        r = sampled(name, eps, n, draws=draws, seed=args.seed, delta=args.delta,
                     scale=args.scale, p=args.p, horizon=args.horizon)
         reports.append(r)
         if args.json:
@@ -96,7 +97,7 @@ def add_parser(sub):
     from ..privacy.audit import auditable
 
     a = sub.add_parser("audit", help="exact privacy of one batch; accounting for returning users",
-                       description=__doc__.split("\n\n")[1])
+                       description=__doc__)
     a.add_argument("algorithm", nargs="?", default="all",
                    help=f"algorithm(s), comma-separated, or 'all' ({', '.join(auditable())})")
     a.add_argument("--epsilon", type=floats, default=None,

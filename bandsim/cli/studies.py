@@ -1,5 +1,5 @@
 """``bandsim reproduce`` and ``bandsim sweep``: the papers' figures and TOML studies."""
-from .common import one_int, summary_table, wide_console
+from .common import one_int, plain, summary_table, wide_console
 
 
 def add_parsers(sub):
@@ -61,12 +61,15 @@ def cmd_reproduce(args, console):
                               threads=args.threads, console=console,
                               backend=args.backend, scheduler=args.scheduler,
                               overwrite=args.overwrite, dpi=args.dpi, xscale=args.xscale,
-                              formats=formats(args))
+                              formats=formats(args), width=args.width)
     for note in skipped:
-        console.print(f"[yellow]skipped:[/] {note}")
+        console.print(f"[yellow]skipped:[/] {plain(note)}")
     wide_console().print(summary_table(rows, first=("panel", "label")))
-    console.print(f"wrote {args.out}/{args.figure}.{{{args.format},json}} "
-                  f"and {args.figure}/*.parquet")
+    from pathlib import Path
+
+    out = Path(args.out)  # no "figs//name" for --out figs/
+    console.print(f"wrote {out / args.figure}.{{{args.format},json}} and "
+                  f"{out / args.figure}/*.parquet", highlight=False, soft_wrap=True)
     return 0
 
 

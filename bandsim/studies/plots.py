@@ -3,11 +3,16 @@
 - Colours: the Okabe–Ito palette (Okabe & Ito 2008, "Color Universal
   Design"), safe for the common colour-vision deficiencies; every curve also
   has its own line style and marker, so curves stay apart in greyscale.
-- Figures are saved as PNG (``dpi``) and PDF (vector) through
+- Figures are saved as PNG (``dpi``), PDF and SVG (vector) through
   :mod:`bandsim.atomic`.
 - Panels are laid out row by row (``rows=(3, 2)`` puts three panels on top
-  and two centred below), so a figure never shows an empty panel; margins
-  are fixed in inches, so drawing needs no layout pass.
+  and two centred below), so a figure never shows an empty panel. Matplotlib's
+  constrained layout places titles, tick labels, axis labels, the legend (outside
+  the panels, its entries sorted numerically) and the provenance footer, so no
+  text is clipped whatever the tick labels' width.
+- ``width="column"`` (3.5 in) and ``width="page"`` (7 in) give figures that fit
+  one column or the full width of a two-column paper at 100 % scale.
+- matplotlib is imported only when a figure is drawn.
 """
 import numpy as np
 
@@ -18,8 +23,14 @@ PALETTE = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#D55E00", "#0072B2", "#C
 LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 1)), (0, (8, 2)),
               (0, (3, 1, 1, 1)))
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-FORMATS = ("png", "pdf")
+FORMATS = ("png", "pdf", "svg")
 XSCALES = ("linear", "log")
+YSCALES = ("linear", "log")
+#: Figure widths in inches: one column or the full text width of a two-column paper.
+WIDTHS = {"column": 3.5, "page": 7.0}
+#: PNG resolutions accepted (below 10 nothing is legible; above 2400 a page-wide PNG
+#: is beyond 16,000 pixels).
+DPI_RANGE = (10, 2400)
 
 
 def style(i):
@@ -36,6 +47,149 @@ def _pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def check_dpi(dpi):
+    """``dpi`` as an int in :data:`DPI_RANGE`, else ConfigError (one line).
+
+    Parameters
+    ----------
+    dpi : int
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ConfigError
+        Not an integer in the range.
+    """
+    from ..errors import check_int
+
+    return check_int("dpi", dpi, *DPI_RANGE)
+
+
+def check_figure_options(dpi, formats, width=None):
+    """Refuse a bad ``dpi``, format list or width preset before any work (ConfigError).
+
+    Parameters
+    ----------
+    dpi : int
+    formats : sequence of str
+    width : {"column", "page"} or None
+
+    Raises
+    ------
+    ConfigError
+        The field and its allowed values, in one line.
+    """
+    from ..errors import ConfigError
+
+    check_dpi(dpi)
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        raise ConfigError("format", ",".join(map(str, formats)),
+                          f"must be a comma list of {', '.join(FORMATS)}")
+    if width is not None and width not in WIDTHS:
+        raise ConfigError("width", width, f"must be one of {', '.join(WIDTHS)}")
+
+
+def check_out_dir(out):
+    """Refuse an output directory that exists as something else or cannot be created.
+
+    Parameters
+    ----------
+    out : path
+
+    Raises
+    ------
+    ConfigError
+        ``out`` exists and is not a directory, or its nearest existing parent
+        is not a writable directory.
+    """
+    import os
+    from pathlib import Path
+
+    from ..errors import ConfigError
+
+    p = Path(out)
+    if p.exists() and not p.is_dir():
+        raise ConfigError("out", str(out), "exists and is not a directory")
+    parent = p
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ConfigError("out", str(out), f"{parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError("out", str(out), f"{parent} is not writable")
+
+
+def check_out_file(out):
+    """Refuse a figure file path whose directory is missing or not writable, or a directory.
+
+    Parameters
+    ----------
+    out : path
+
+    Raises
+    ------
+    ConfigError
+    """
+    import os
+    from pathlib import Path
+
+    from ..errors import ConfigError
+
+    p = Path(out)
+    if p.is_dir() or str(out).endswith(("/", "\\")):
+        raise ConfigError("out", str(out), "is a directory; give a file such as fig.png")
+    if not p.parent.is_dir():
+        raise ConfigError("out", str(out), f"its directory {p.parent} does not exist")
+    if not os.access(p.parent, os.W_OK | os.X_OK):
+        raise ConfigError("out", str(out), f"its directory {p.parent} is not writable")
+    if p.exists() and not p.is_file():
+        raise ConfigError("out", str(out), "exists and is not a regular file")
+
+
+def natural_key(label):
+    """Sort key that orders numbers inside labels by value (ε=2 before ε=16).
+
+    Parameters
+    ----------
+    label : str
+
+    Returns
+    -------
+    tuple
+    """
+    import re
+
+    parts = re.split(r"([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)", str(label))
+    return tuple((0, float(p), "") if i % 2 else (1, 0.0, p) for i, p in enumerate(parts))
+
+
+def count_text(n):
+    """An integer for a title: ``2,000``, ``10⁶``, ``5×10⁷``.
+
+    Parameters
+    ----------
+    n : int
+
+    Returns
+    -------
+    str
+    """
+    n = int(n)
+    if n >= 100_000:
+        e = len(str(n)) - 1
+        while e > 0 and n % 10**e:
+            e -= 1
+        m = n // 10**e
+        if e >= 5 and m < 1000:
+            sup = str(e).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+            return f"10{sup}" if m == 1 else f"{m}×10{sup}"
+    return f"{n:,}"
 
 
 def _marks(t, xscale, n=8, index=0):
@@ -130,16 +284,9 @@ def layout_rows(n_panels, rows=None):
     return (ncols,) * full + ((rest,) if rest else ())
 
 
-#: Space around each panel's axes, inches: left (y label and ticks), right,
-#: bottom (x label, ticks, ×10ⁿ factor), top (panel title).
-MARGINS = dict(left=0.72, right=0.18, bottom=0.62, top=0.34)
-
-
-def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None, title_lines=0):
-    """A figure with ``n_panels`` axes laid out in ``rows`` (no empty panel).
-
-    Every panel is a cell of ``panel_size`` inches whose axes sit inside
-    fixed :data:`MARGINS`, so no layout pass (``tight_layout``) is needed.
+def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None, title_lines=0,
+                width=None):
+    """A constrained-layout figure with ``n_panels`` axes laid out in ``rows`` (no empty panel).
 
     Parameters
     ----------
@@ -147,37 +294,166 @@ def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None, title_li
     ncols : int, optional
         Panels per row (then rows are filled in order; a short last row is centred).
     panel_size : (float, float)
-        Inches per panel, labels included.
+        Inches per panel, labels included (when ``width`` is None).
     rows : sequence of int, optional
         Panels in each row, e.g. ``(3, 2)``; shorter rows are centred.
     title_lines : int
-        Lines of figure title (``suptitle``) to leave room for.
+        Unused (the layout makes room for the title); kept for callers.
+    width : {"column", "page"} or float, optional
+        Total figure width in inches (:data:`WIDTHS`); panels keep a 4:3 aspect
+        and fonts shrink to a paper's sizes.
 
     Returns
     -------
-    fig, list of Axes
+    fig : matplotlib.figure.Figure
+    axes : list of matplotlib.axes.Axes
     """
     plt = _pyplot()
     if ncols is not None and rows is None:
         full, rest = divmod(n_panels, ncols)
         rows = (ncols,) * full + ((rest,) if rest else ())
     rows = layout_rows(n_panels, rows)
-    pw, ph = panel_size
-    width = max(rows)
-    head = 0.1 + 0.17 * title_lines if title_lines else 0.0
-    W, H = pw * width, ph * len(rows) + head
-    fig = plt.figure(figsize=(W, H))
-    m = MARGINS
+    ncol = max(rows)
+    if width is not None:
+        W = WIDTHS[width] if isinstance(width, str) else float(width)
+        pw = W / ncol
+        ph = max(1.6, 0.8 * pw)
+    else:
+        pw, ph = panel_size
+        W = pw * ncol
+    fig = plt.figure(figsize=(W, ph * len(rows) + 0.35), layout="constrained")
+    fig.get_layout_engine().set(w_pad=0.03, h_pad=0.03, wspace=0.02, hspace=0.04)
+    gs = fig.add_gridspec(len(rows), 2 * ncol)
     axes = []
     for r, n in enumerate(rows):
-        x0 = (width - n) * pw / 2  # centre a short row
-        y0 = H - head - (r + 1) * ph
+        x0 = ncol - n  # a short row is centred: half a panel per missing panel
         for j in range(n):
-            rect = (x0 + j * pw + m["left"], y0 + m["bottom"],
-                    pw - m["left"] - m["right"], ph - m["bottom"] - m["top"])
-            axes.append(fig.add_axes((rect[0] / W, rect[1] / H, rect[2] / W, rect[3] / H)))
-    fig.bandsim_fixed_layout = True
+            axes.append(fig.add_subplot(gs[r, x0 + 2 * j:x0 + 2 * j + 2]))
+    fig.bandsim_small = width is not None and W / ncol < 3.0
+    if fig.bandsim_small:
+        for ax in axes:
+            ax.tick_params(labelsize=6.5)
     return fig, axes
+
+
+def shared_legend(fig, axes, fontsize=7, title=None):
+    """One legend for the figure, outside the panels (above them), entries sorted numerically.
+
+    Curves with the same label in several panels appear once.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    axes : list of matplotlib.axes.Axes
+    fontsize : float
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.legend.Legend or None
+    """
+    handles = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab and not lab.startswith("_"):
+                handles.setdefault(lab, h)
+    if not handles:
+        return None
+    labels = sorted(handles, key=natural_key)
+    width_in = fig.get_figwidth()
+    longest = max(len(lab) for lab in labels)
+    ncols = max(1, min(len(labels), int(width_in * 72 / (fontsize * 0.6 * longest + 40))))
+    return fig.legend([handles[lab] for lab in labels], labels, loc="outside upper center",
+                      ncols=ncols, fontsize=fontsize, frameon=False, title=title,
+                      title_fontsize=fontsize)
+
+
+def provenance(fig, title, footer, fontsize=9):
+    """The figure's title (what was simulated) on top and a provenance footer below.
+
+    Both are placed by the constrained layout (``suptitle``, ``supxlabel``), so
+    neither can be clipped; long lines are wrapped to the figure's width.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    title : str
+        E.g. ``"Under C1 with K = 5 — T = 2,000, 3 runs per curve"``.
+    footer : str
+        E.g. the paper, the seed and the bandsim version.
+    fontsize : float
+    """
+    import textwrap
+
+    small = getattr(fig, "bandsim_small", False)
+    fs = 7 if small else fontsize
+    chars = max(20, int(fig.get_figwidth() * 72 / (0.55 * fs)))
+    fig.suptitle("\n".join(textwrap.fill(line, chars, break_on_hyphens=False)
+                           for line in title.split("\n")), fontsize=fs)
+    fchars = max(20, int(fig.get_figwidth() * 72 / (0.55 * (fs - 2))))
+    fig.supxlabel(textwrap.fill(footer, fchars, break_on_hyphens=False), fontsize=fs - 2,
+                  color="0.35")
+
+
+def lai_robbins_constant(means):
+    """Σ_a Δ_a / kl(μ_a, μ*) over suboptimal arms of a Bernoulli instance.
+
+    Lai & Robbins, "Asymptotically efficient adaptive allocation rules",
+    Advances in Applied Mathematics 6 (1985), Theorem 2: every uniformly
+    good policy has lim inf_T Reg(T) / ln T ≥ this constant.
+
+    Parameters
+    ----------
+    means : float64 (K,)
+        Bernoulli means μ_a.
+
+    Returns
+    -------
+    float
+    """
+    mu = np.asarray(means, dtype=np.float64)
+    best = mu.max()
+    total = 0.0
+    for m in mu[mu < best]:
+        total += (best - m) / _kl(m, best)
+    return total
+
+
+def dp_lower_constant(means, epsilon):
+    """Σ_a Δ_a / min(kl(μ_a, μ*), 6 ε Δ_a) over suboptimal arms of a Bernoulli instance.
+
+    Azize & Basu, "When Privacy Meets Partial Information: A Refined Analysis
+    of Differentially Private Bandits", NeurIPS 2022, Theorem 3: under ε-global
+    DP, lim inf_T Reg(T) / ln T ≥ Σ_a Δ_a / min(KL(ν_a, ν*), 6 ε TV(ν_a, ν*));
+    for Bernoulli arms TV(ν_a, ν*) = Δ_a.
+
+    Parameters
+    ----------
+    means : float64 (K,)
+    epsilon : float
+        ε of the ε-DP guarantee (ε > 0).
+
+    Returns
+    -------
+    float
+    """
+    mu = np.asarray(means, dtype=np.float64)
+    best = mu.max()
+    total = 0.0
+    for m in mu[mu < best]:
+        d = best - m
+        total += d / min(_kl(m, best), 6.0 * epsilon * d)
+    return total
+
+
+def _kl(p, q):
+    """Bernoulli KL divergence kl(p, q) in nats (0 · ln 0 = 0)."""
+    out = 0.0
+    if p > 0:
+        out += p * np.log(p / q)
+    if p < 1:
+        out += (1 - p) * np.log((1 - p) / (1 - q))
+    return float(out)
 
 
 def round_axis(ax, xscale):
@@ -216,8 +492,6 @@ def save(fig, path, dpi=300, formats=None):
     formats = formats or (path.suffix.lstrip(".") or "png",)
     out = []
     try:
-        if not getattr(fig, "bandsim_fixed_layout", False):
-            fig.tight_layout()
         for fmt in formats:
             p = path.parent / f"{stem}.{fmt}"
             save_figure(fig, p, dpi=dpi, metadata=_metadata(fmt))
@@ -234,4 +508,6 @@ def _metadata(fmt):
         return {"Creator": f"bandsim {__version__}", "CreationDate": None}
     if fmt == "png":
         return {"Software": f"bandsim {__version__}"}
+    if fmt == "svg":
+        return {"Creator": f"bandsim {__version__}", "Date": None}
     return None

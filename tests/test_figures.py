@@ -34,17 +34,73 @@ SAME_AS_PREVIOUS = {f"thesis-{p}.{i}" for p in ("6", "A") for i in (2, 3, 4, 6, 
     "cz-fig3"}
 
 
+def text_outside(fig):
+    """Every visible text of ``fig`` whose rendered extent leaves the canvas (1 px slack)."""
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    W, H = fig.bbox.width, fig.bbox.height
+    bad = []
+    # tick labels exist beyond the view limits too, undrawn: they are judged by the tight
+    # bounding box of what is drawn; every other text one by one
+    ticks = {id(lab) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
+             for tick in axis.get_major_ticks() + axis.get_minor_ticks()
+             for lab in (tick.label1, tick.label2)}
+    tight = fig.get_tightbbox(renderer)
+    w_in, h_in = fig.get_size_inches()
+    slack = 1 / fig.dpi
+    if (tight.x0 < -slack or tight.y0 < -slack or tight.x1 > w_in + slack
+            or tight.y1 > h_in + slack):
+        bad.append(f"drawn artists span {tight.bounds} inches, canvas {w_in} x {h_in}")
+    for t in fig.findobj(Text):
+        if id(t) in ticks or not t.get_visible() or not t.get_text().strip():
+            continue
+        bb = t.get_window_extent(renderer)
+        if bb.x0 < -1 or bb.y0 < -1 or bb.x1 > W + 1 or bb.y1 > H + 1:
+            bad.append(f"{t.get_text()[:40]!r} at {bb.bounds}")
+    return bad
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """Figures handed to plots.save, each checked before it is written."""
+    from bandsim.studies import plots
+
+    seen = []
+    original = plots.save
+
+    def save(fig, *a, **kw):
+        seen.append(dict(outside=text_outside(fig), title=fig._suptitle.get_text(),
+                         footer=fig._supxlabel.get_text(), size=tuple(fig.get_size_inches())))
+        return original(fig, *a, **kw)
+
+    monkeypatch.setattr(plots, "save", save)
+    return seen
+
+
 @pytest.mark.parametrize("name", list(FIGURES))
-def test_every_figure_at_a_tiny_scale_writes_readable_files(name, tmp_path, request):
+def test_every_figure_at_a_tiny_scale_writes_readable_files(name, tmp_path, request, drawn):
+    """Every built-in figure: no text leaves the canvas, the title states the T and runs
+    simulated (not the paper's), the footer the seed and version; files are readable."""
     import matplotlib.image
+
+    import bandsim
 
     fig = FIGURES[name]
     inst = (request.getfixturevalue("mslr_file")
             if any(p.needs_instance_file for p in fig.panels) else None)
     formats = ("png",) if name in SAME_AS_PREVIOUS else ("png", "pdf")
     rows, skipped = reproduce(name, tmp_path, runs=2, horizon=2000, dpi=20, formats=formats,
-                              instance_file=inst)
+                              instance_file=inst, seed=7)
     assert not skipped and rows
+    (d,) = drawn
+    assert d["outside"] == []
+    assert "T = 2,000" in d["title"] and "2 runs per curve" in d["title"]
+    assert "10⁷" not in d["title"] and "10⁶" not in d["title"]  # never the paper's scale
+    assert "seed 7" in d["footer"] and bandsim.__version__ in d["footer"]
+    w, h = d["size"]
+    assert h <= 1.6 * w  # no tall single column of panels
     png = matplotlib.image.imread(tmp_path / f"{name}.png")
     assert png.ndim == 3 and png.shape[0] > 50 and png.std() > 0  # not a blank canvas
     if "pdf" in formats:
@@ -151,3 +207,74 @@ def test_reproduce_resumes_and_redraws_without_simulating(tmp_path):
 
     with pytest.raises(ConfigError, match="runs"):
         reproduce("thesis-6.2", tmp_path, runs=4, horizon=2000, formats=("png",))
+
+
+def test_the_canvas_check_catches_a_clipped_label():
+    """Negative control: the old fixed margins clip six-digit tick labels' y label."""
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(3, 2))
+    ax = fig.add_axes((0.02, 0.2, 0.9, 0.7))  # no room on the left
+    ax.plot([0, 1], [0, 250_000])
+    ax.set_ylabel("Pseudo-regret")
+    assert any("Pseudo-regret" in b for b in text_outside(fig))
+    plt.close(fig)
+
+
+def test_versus_plot_one_panel_per_instance_log_y_sorted_legend(tmp_path, drawn):
+    """``plot DIR --x epsilon --by algorithm --yscale log``: a panel per instance, legend
+    sorted numerically and outside the panels, nothing clipped."""
+    d = tmp_path / "s"
+    d.mkdir()
+    (d / "s.toml").write_text('[study]\nhorizon = 3000\nruns = 3\nseed = 2\narms = 3\n'
+                              '[grid]\nalgorithm = ["dp-se", "dist-dp-se"]\n'
+                              'instance = ["C1", "C2"]\nepsilon = [0.5, 2.0, 16.0]\n')
+    assert main(["sweep", str(d / "s.toml"), "--out", str(d / "out")]) == 0
+    out = tmp_path / "v.png"
+    assert main(["plot", str(d / "out"), "--x", "epsilon", "--by", "algorithm", "--yscale",
+                 "log", "--out", str(out), "--dpi", "30", "--format", "png,svg",
+                 "--overlay", "lai-robbins,dp-lower", "--width", "page"]) == 0
+    (fig,) = drawn
+    assert fig["outside"] == [] and "T = 3,000" in fig["title"] and "3 runs" in fig["title"]
+    assert out.stat().st_size > 3000 and (tmp_path / "v.svg").read_text().startswith("<?xml")
+
+
+def test_legend_entries_sort_numerically():
+    from bandsim.studies.plots import natural_key
+
+    labels = ["dist-rdp-se η=16", "dist-rdp-se η=2", "dist-rdp-se η=0.5", "batch-se"]
+    assert sorted(labels, key=natural_key) == ["batch-se", "dist-rdp-se η=0.5",
+                                               "dist-rdp-se η=2", "dist-rdp-se η=16"]
+
+
+def test_lower_bound_constants():
+    """Lai–Robbins: Σ Δ/kl; the ε-DP bound equals it for large ε and is 1/(6ε) per arm for
+    small ε (Azize & Basu 2022, Theorem 3, Bernoulli: TV = Δ)."""
+    import math
+
+    from bandsim.studies.plots import dp_lower_constant, lai_robbins_constant
+
+    kl = 0.5 * math.log(0.5 / 0.75) + 0.5 * math.log(0.5 / 0.25)
+    assert lai_robbins_constant([0.75, 0.5]) == pytest.approx(0.25 / kl, rel=1e-12)
+    assert dp_lower_constant([0.75, 0.5], 100.0) == pytest.approx(0.25 / kl, rel=1e-12)
+    assert dp_lower_constant([0.75, 0.5, 0.5], 0.01) == pytest.approx(2 / 0.06, rel=1e-12)
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["--dpi", "0"], "dpi"), (["--dpi", "100000"], "dpi"), (["--format", "gif"], "format"),
+    (["--x", "nonsense"], "x"), (["--overlay", "bogus"], "overlay"),
+    (["--out", "/nonexistent-dir/x.png"], "out")])
+def test_plot_bad_options_are_one_line(study_dir, argv, field, capsys):
+    assert main(["plot", str(study_dir), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {field}=") and err.count("\n") == 1
+
+
+def test_reproduce_refuses_bad_dpi_and_out_before_simulating(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    for argv, field in ((["--dpi", "0"], "dpi"), (["--out", str(tmp_path / "file")], "out")):
+        full = ["reproduce", "thesis-6.1", "--runs", "2", "--horizon", "1e3",
+                "--out", str(tmp_path / "o"), *argv]
+        assert main(full) == 2
+        assert capsys.readouterr().err.startswith(f"error: {field}=")
+    assert not (tmp_path / "o").exists()

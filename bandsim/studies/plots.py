@@ -337,7 +337,7 @@ def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None, title_li
 
 
 def shared_legend(fig, axes, fontsize=7, title=None):
-    """One legend for the figure, outside the panels (above them), entries sorted numerically.
+    """One legend for the figure, outside the panels (right of them), entries sorted numerically.
 
     Curves with the same label in several panels appear once.
 
@@ -360,10 +360,11 @@ def shared_legend(fig, axes, fontsize=7, title=None):
     if not handles:
         return None
     labels = sorted(handles, key=natural_key)
-    width_in = fig.get_figwidth()
-    longest = max(len(lab) for lab in labels)
-    ncols = max(1, min(len(labels), int(width_in * 72 / (fontsize * 0.6 * longest + 40))))
-    return fig.legend([handles[lab] for lab in labels], labels, loc="outside upper center",
+    # beside the panels (the title sits above, the footer below): as many entries per
+    # column as fit the panels' height, so a long legend wraps into columns
+    per_col = max(1, int((fig.get_figheight() - 0.9) * 72 / (fontsize * 1.9)))
+    ncols = -(-len(labels) // per_col)
+    return fig.legend([handles[lab] for lab in labels], labels, loc="outside right upper",
                       ncols=ncols, fontsize=fontsize, frameon=False, title=title,
                       title_fontsize=fontsize)
 

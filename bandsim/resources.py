@@ -60,8 +60,36 @@ def budget():
 
 
 def set_budget(size):
-    """Set the budget for this process (bytes or a size string; None: the default)."""
+    """Set the budget for this process.
+
+    Parameters
+    ----------
+    size : int or str or None
+        Bytes or a size string (``"8G"``); None restores the default.
+
+    Returns
+    -------
+    int or None
+        The previous override (for :func:`restore_budget`).
+
+    Raises
+    ------
+    ConfigError
+        Not a positive size.
+    """
+    previous = _override["bytes"]
     _override["bytes"] = None if size is None else parse_size(size)
+    return previous
+
+
+def restore_budget(previous):
+    """Put back the override :func:`set_budget` returned.
+
+    Parameters
+    ----------
+    previous : int or None
+    """
+    _override["bytes"] = previous
 
 
 def fmt(nbytes):
@@ -95,4 +123,5 @@ def check(nbytes, field, value, what, fix):
                                         f"budget: --memory or {ENV})")
 
 
-__all__ = ["ENV", "available", "budget", "check", "fmt", "parse_size", "set_budget"]
+__all__ = ["ENV", "available", "budget", "check", "fmt", "parse_size", "restore_budget",
+           "set_budget"]

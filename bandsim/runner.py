@@ -108,57 +108,85 @@ def sampler_provenance(algo, rewards):
             "rewards": reward.get(rewards, []), "implementations": impl}
 
 
-def simulate(algorithm, *, progress=None, **options):
+def simulate(algorithm, *, instance=None, arms=None, horizon=None, runs=1000, seed=None,
+             rewards="bernoulli", sigma=0.1, means=None, checkpoints=None, threads=None,
+             instance_file=None, memory=None, progress=None, **params):
     """Simulate ``runs`` independent runs of a bandit algorithm.
 
     Parameters
     ----------
     algorithm : str
         Canonical name (``bandsim list``), e.g. ``"dp-se"``.
-    progress : callable (runs_done: int) -> None, optional
-        Called after every finished shard.
-
-    Other Parameters
-    ----------------
     instance : str or Instance, optional
         ``C1``–``C4``, ``easy``, ``hard`` (see :mod:`bandsim.instances`), or a
         resolved :class:`~bandsim.instances.Instance` (e.g. from
-        :func:`bandsim.datasets.load_instance`).
-    instance_file : str or Path, optional
-        An instance file built from data (``bandsim instances build``); its
-        path, SHA-256 and provenance are recorded in ``config["instance_file"]``.
+        :func:`bandsim.datasets.load_instance`). One of ``instance``,
+        ``means`` or ``instance_file`` is required.
     arms : int, optional
-        K ≥ 2.
+        K, 2 ≤ K ≤ 10,000; required with a named instance.
     horizon : int
-        T ≥ K, total pulls per run (floats such as ``5e7`` are accepted when
-        integral), at most 10¹⁰.
-    runs : int
+        T, total pulls per run, K ≤ T ≤ 10¹⁰ (floats such as ``5e7`` are
+        accepted when integral). Required.
+    runs : int, default 1000
         Independent runs, ≥ 1.
     seed : int, optional
-        Root seed; drawn from the OS and recorded in the config when omitted.
-    rewards : {"bernoulli", "gaussian"}
-    sigma : float
+        Root seed ≥ 0; drawn from the OS and recorded in ``config["seed"]``
+        when omitted.
+    rewards : {"bernoulli", "gaussian"}, default "bernoulli"
+        Reward model of a named instance or explicit means (Gaussian rewards
+        are clipped to [0, 1]).
+    sigma : float, default 0.1
         σ of clipped Gaussian rewards.
     means : sequence of float, optional
         Explicit arm means in [0, 1] (instead of ``instance``).
     checkpoints : int or sequence of int, optional
-        Number of default checkpoints, or explicit times in [1, T].
+        Number of default checkpoints (default 128: half log-spaced, half
+        evenly spaced; duplicates among the small times are merged, so
+        about 122–125 remain), or explicit times in [1, T]; T is always the last.
     threads : int, optional
-        Worker threads (default: CPU count). Results do not depend on it.
+        Worker threads (default: the CPU count). Results do not depend on it.
+    instance_file : str or Path, optional
+        An instance file built from data (``bandsim instances build``); its
+        path, SHA-256 and provenance are recorded in ``config["instance_file"]``.
+    memory : int or str, optional
+        Memory budget for this call (bytes, or ``"8G"``, ``"500M"``);
+        default a third of the available memory or ``BANDSIM_MEMORY``
+        (:mod:`bandsim.resources`).
+    progress : callable (runs_done: int) -> None, optional
+        Called after every finished shard.
     **params
         Algorithm parameters: ``epsilon`` (ε per batch/epoch), ``beta``,
-        ``p``, ``growth``, … as listed by ``bandsim list``.
+        ``p``, ``growth``, … as listed by ``bandsim list`` with their defaults.
 
     Returns
     -------
     Result
+        ``checkpoints`` int64 (C,), ``pseudo_regret`` float64 (runs, C),
+        ``pulls`` int64 (runs, K), ``config`` (the resolved configuration).
 
     Raises
     ------
     ConfigError
-        On any invalid input, before simulation work starts.
+        On any invalid or missing input (also a missing ``horizon``), before
+        simulation work starts.
+
+    References
+    ----------
+    Parameter derivations follow each algorithm's paper, listed by
+    ``bandsim list`` and in ``config["reference"]``.
     """
-    return prepare(algorithm, **options).run(progress)
+    options = dict(instance=instance, arms=arms, horizon=horizon, runs=runs, seed=seed,
+                   rewards=rewards, sigma=sigma, means=means, checkpoints=checkpoints,
+                   threads=threads, instance_file=instance_file, **params)
+    if memory is None:
+        return prepare(algorithm, **options).run(progress)
+    from . import resources
+
+    previous = resources.set_budget(memory)
+    try:
+        return prepare(algorithm, **options).run(progress)
+    finally:
+        resources.restore_budget(previous)
 
 
 class Prepared:
@@ -173,17 +201,33 @@ class Prepared:
         return _execute(self, progress)
 
 
-def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=None,
+def prepare(algorithm, *, instance=None, arms=None, horizon=None, runs=1000, seed=None,
             rewards="bernoulli", sigma=0.1, means=None, checkpoints=None,
             threads=None, instance_file=None, **params):
     """Validate and plan a simulation without running it (see :func:`simulate`).
 
+    Parameters
+    ----------
+    algorithm : str
+    instance, arms, horizon, runs, seed, rewards, sigma, means, checkpoints, threads, \
+instance_file, **params
+        As :func:`simulate`.
+
+    Returns
+    -------
+    Prepared
+        Call ``.run(progress)`` to simulate.
+
     Raises
     ------
     ConfigError
-        On any invalid input.
+        On any invalid or missing input.
     """
     check_numba_environment()
+    if horizon is None:
+        raise ConfigError("horizon", None, "required: T, the total pulls per run (e.g. 1e6)")
+    if not isinstance(algorithm, str):
+        raise ConfigError("algorithm", algorithm, "must be an algorithm name (bandsim list)")
     algo = registry.get_algorithm(algorithm)
     runs = check_int("runs", runs, 1, 10**8)
     horizon = check_int("horizon", horizon, 2, MAX_HORIZON)

@@ -166,7 +166,8 @@ def natural_key(label):
     import re
 
     parts = re.split(r"([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)", str(label))
-    return tuple((0, float(p), "") if i % 2 else (1, 0.0, p) for i, p in enumerate(parts))
+    return tuple((0, float(p), "") if i % 2 else (1, 0.0, p.casefold())
+                 for i, p in enumerate(parts))
 
 
 def count_text(n):
@@ -364,7 +365,7 @@ def shared_legend(fig, axes, fontsize=7, title=None):
     # column as fit the panels' height, so a long legend wraps into columns
     per_col = max(1, int((fig.get_figheight() - 0.9) * 72 / (fontsize * 1.9)))
     ncols = -(-len(labels) // per_col)
-    return fig.legend([handles[lab] for lab in labels], labels, loc="outside right upper",
+    return fig.legend([handles[lab] for lab in labels], labels, loc="outside right center",
                       ncols=ncols, fontsize=fontsize, frameon=False, title=title,
                       title_fontsize=fontsize)
 

@@ -94,7 +94,7 @@ def _sampled(args, console):
 
 def add_parser(sub):
     """Register the ``audit`` subcommand on the top-level subparsers."""
-    from ..privacy.audit import auditable
+    from ..registry import auditable  # not privacy.audit: --help needs no scipy
 
     a = sub.add_parser("audit", help="exact privacy of one batch; accounting for returning users",
                        description=__doc__)

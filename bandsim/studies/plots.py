@@ -49,6 +49,26 @@ def _pyplot():
     return plt
 
 
+def new_figure(figsize):
+    """A constrained-layout Figure on an Agg canvas, without pyplot (faster, no global state).
+
+    Parameters
+    ----------
+    figsize : (float, float)
+        Inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
 def check_dpi(dpi):
     """``dpi`` as an int in :data:`DPI_RANGE`, else ConfigError (one line).
 
@@ -309,7 +329,6 @@ def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None, title_li
     fig : matplotlib.figure.Figure
     axes : list of matplotlib.axes.Axes
     """
-    plt = _pyplot()
     if ncols is not None and rows is None:
         full, rest = divmod(n_panels, ncols)
         rows = (ncols,) * full + ((rest,) if rest else ())
@@ -322,7 +341,7 @@ def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None, title_li
     else:
         pw, ph = panel_size
         W = pw * ncol
-    fig = plt.figure(figsize=(W, ph * len(rows) + 0.35), layout="constrained")
+    fig = new_figure((W, ph * len(rows) + 0.35))
     fig.get_layout_engine().set(w_pad=0.03, h_pad=0.03, wspace=0.02, hspace=0.04)
     gs = fig.add_gridspec(len(rows), 2 * ncol)
     axes = []
@@ -486,7 +505,6 @@ def save(fig, path, dpi=300, formats=None):
 
     from ..atomic import save_figure
 
-    plt = _pyplot()
     path = Path(path)
     stem = path.name
     if path.suffix.lower().lstrip(".") in ("png", "pdf", "svg"):
@@ -499,7 +517,10 @@ def save(fig, path, dpi=300, formats=None):
             save_figure(fig, p, dpi=dpi, metadata=_metadata(fmt))
             out.append(p)
     finally:
-        plt.close(fig)
+        import sys
+
+        if "matplotlib.pyplot" in sys.modules:  # a figure made with pyplot: release it
+            sys.modules["matplotlib.pyplot"].close(fig)
     return out
 
 

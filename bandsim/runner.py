@@ -226,8 +226,6 @@ instance_file, **params
     check_numba_environment()
     if horizon is None:
         raise ConfigError("horizon", None, "required: T, the total pulls per run (e.g. 1e6)")
-    if not isinstance(algorithm, str):
-        raise ConfigError("algorithm", algorithm, "must be an algorithm name (bandsim list)")
     algo = registry.get_algorithm(algorithm)
     runs = check_int("runs", runs, 1, 10**8)
     horizon = check_int("horizon", horizon, 2, MAX_HORIZON)

@@ -1,4 +1,16 @@
-"""``bandsim instances build|show``: instance files from real data."""
+"""``bandsim instances build|show``: instance files from real data.
+
+``bandsim instances build mslr PATH --out FILE``
+    MSLR-WEB10K / LETOR relevance labels clustered into arms (k-means), each
+    arm a categorical reward distribution (Chowdhury & Zhou's real-data setting).
+``bandsim instances build obd PATH --out FILE``
+    Open Bandit Dataset logs of the uniform-random policy: one Bernoulli arm
+    per item, its click rate.
+``bandsim instances show FILE [--json]``
+    The arms of an instance file: label, mean, gap, size, provenance.
+
+Simulate on a file with ``bandsim run ALGO --instance-file FILE`` (docs/data.md).
+"""
 import json
 
 from .common import one_int, wide_console

@@ -185,13 +185,21 @@ def cmd_run(args, console):
     jobs = expand(args)
     check_out(args, len(jobs))
     rows = [None] * len(jobs)
+    clock = CompileClock()
     try:
-        for i, res, seconds in run_jobs(jobs, console=console):
-            rows[i] = summarize(res, seconds, out_path(args, jobs[i], len(jobs)))
+        with clock:
+            for i, res, seconds in run_jobs(jobs, console=console):
+                compiled = clock.take()  # JIT compilation during this job, not simulation
+                rows[i] = summarize(res, max(0.0, seconds - compiled),
+                                    out_path(args, jobs[i], len(jobs)))
+                rows[i]["compile_seconds"] = compiled
     except KeyboardInterrupt:
         from ..studies.store import Interrupted
 
         raise Interrupted(sum(r is not None for r in rows), len(jobs)) from None
+    if clock.total >= 0.05:
+        console.print(f"compiled the kernels in {clock.total:.1f} s, once (cached on disk; "
+                      "the seconds below are simulation only)", highlight=False)
     print_rows(rows, args.json)
     table = batch_table(res.config) if len(jobs) == 1 and not args.json else None
     if table is not None:
@@ -210,3 +218,56 @@ def summarize(res, seconds, path=None):
     return s
 
 
+
+
+class CompileClock:
+    """Seconds Numba spends compiling kernels while it is active (``numba:compile`` events).
+
+    Nested compilations (a kernel compiling its callees) count once. Loading
+    kernels from the on-disk cache is not compilation.
+
+    Attributes
+    ----------
+    total : float
+        Seconds of compilation since the clock started.
+    """
+
+    def __init__(self):
+        self.total = 0.0
+        self._taken = 0.0
+        self._depth = 0
+        self._t0 = 0.0
+        self._listener = None
+
+    def __enter__(self):
+        import time
+
+        from numba.core import event
+
+        clock = self
+
+        class _Listener(event.Listener):
+            def on_start(self, ev):
+                if clock._depth == 0:
+                    clock._t0 = time.perf_counter()
+                clock._depth += 1
+
+            def on_end(self, ev):
+                clock._depth -= 1
+                if clock._depth == 0:
+                    clock.total += time.perf_counter() - clock._t0
+
+        self._listener = _Listener()
+        event.register("numba:compile", self._listener)
+        return self
+
+    def __exit__(self, *exc):
+        from numba.core import event
+
+        event.unregister("numba:compile", self._listener)
+        return False
+
+    def take(self):
+        """Seconds compiled since the last call (float)."""
+        new, self._taken = self.total - self._taken, self.total
+        return new

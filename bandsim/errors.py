@@ -16,7 +16,27 @@ class ConfigError(ValueError):
 
 
 def check_range(field, value, lo=None, hi=None, lo_open=True, hi_open=True):
-    """Return ``float(value)`` if it lies in the interval, else raise ConfigError."""
+    """Return ``float(value)`` if it lies in the interval, else raise ConfigError.
+
+    Parameters
+    ----------
+    field : str
+        Name shown in the error.
+    value : object
+    lo, hi : float, optional
+        Bounds (None: unbounded).
+    lo_open, hi_open : bool
+        Exclude the bound.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ConfigError
+        Not a number, NaN, or outside the interval.
+    """
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -36,7 +56,27 @@ def check_range(field, value, lo=None, hi=None, lo_open=True, hi_open=True):
 
 
 def check_int(field, value, lo, hi=None):
-    """Return ``int(value)`` if it is an integer in [lo, hi], else raise ConfigError."""
+    """Return ``int(value)`` if it is an integer in [lo, hi], else raise ConfigError.
+
+    Booleans are refused (``runs=True`` is not one run); integral floats
+    such as ``5e7`` are accepted.
+
+    Parameters
+    ----------
+    field : str
+    value : object
+    lo : int
+    hi : int, optional
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ConfigError
+        Not an integer, a boolean, or out of range.
+    """
     import numbers
 
     if isinstance(value, (bool, np_bool_types())):  # True is not 1 run
@@ -60,7 +100,12 @@ def check_int(field, value, lo, hi=None):
 
 
 def np_bool_types():
-    """numpy's boolean scalar type, if numpy is loaded (it is, wherever values come from it)."""
+    """numpy's boolean scalar type, if numpy is loaded.
+
+    Returns
+    -------
+    tuple of type
+    """
     import sys
 
     np = sys.modules.get("numpy")
@@ -73,6 +118,11 @@ def _int_range(lo, hi):
 
 def check_numba_environment(environ=None):
     """Refuse Numba settings from the environment that would fail inside Numba's import.
+
+    Parameters
+    ----------
+    environ : mapping, optional
+        Default ``os.environ``.
 
     Raises
     ------

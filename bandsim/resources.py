@@ -24,7 +24,21 @@ _override = {"bytes": None}
 
 
 def parse_size(text):
-    """Bytes from ``"8G"``, ``"500M"``, ``"1.5e9"`` (ConfigError on anything else)."""
+    """Bytes from ``"8G"``, ``"500M"``, ``"1.5e9"``.
+
+    Parameters
+    ----------
+    text : str or int
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ConfigError
+        Not a positive size.
+    """
     m = re.fullmatch(r"\s*([0-9.eE+]+)\s*([KMGT]?)i?B?\s*", str(text), re.I)
     try:
         value = float(m.group(1)) * _UNITS[m.group(2).upper()]
@@ -36,7 +50,12 @@ def parse_size(text):
 
 
 def available():
-    """Bytes of memory available now (MemAvailable; else the physical memory)."""
+    """Bytes of memory available now (MemAvailable; else the physical memory).
+
+    Returns
+    -------
+    int
+    """
     try:
         with open("/proc/meminfo") as f:
             for line in f:
@@ -51,7 +70,12 @@ def available():
 
 
 def budget():
-    """The memory budget in bytes (module docstring)."""
+    """The memory budget in bytes (module docstring).
+
+    Returns
+    -------
+    int
+    """
     if _override["bytes"] is not None:
         return _override["bytes"]
     if os.environ.get(ENV):
@@ -93,7 +117,16 @@ def restore_budget(previous):
 
 
 def fmt(nbytes):
-    """A byte count for people: ``9.4 GiB``."""
+    """A byte count for people: ``9.4 GiB``.
+
+    Parameters
+    ----------
+    nbytes : float
+
+    Returns
+    -------
+    str
+    """
     x = float(nbytes)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if x < 1024 or unit == "PiB":

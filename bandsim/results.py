@@ -228,11 +228,22 @@ class Result:
         }
 
     def mean_regret_curve(self):
-        """Mean pseudo-regret over runs at each checkpoint, float64 (C,)."""
+        """Mean pseudo-regret over runs at each checkpoint.
+
+        Returns
+        -------
+        float64 (C,)
+        """
         return self.pseudo_regret.mean(axis=0)
 
     def to_parquet(self, path):
-        """Write the result to ``path`` (Parquet via pyarrow, atomically); lossless."""
+        """Write the result to ``path`` (Parquet via pyarrow, atomically); lossless.
+
+        Parameters
+        ----------
+        path : str or Path
+            Target file; replaced only once the new file is complete.
+        """
         import pyarrow as pa
 
         from .atomic import write_parquet
@@ -259,6 +270,15 @@ class Result:
     @classmethod
     def from_parquet(cls, path):
         """Read a result written by :meth:`to_parquet`.
+
+        Parameters
+        ----------
+        path : str or Path
+
+        Returns
+        -------
+        Result
+            Bit for bit the result that was written.
 
         Raises
         ------

@@ -133,6 +133,8 @@ def test_styles_differ_without_colour():
 
     seen = {(str(style(i)["linestyle"]), style(i)["marker"]) for i in range(8)}
     assert len(seen) == 8 == len(set(LINESTYLES)) == len(set(MARKERS))
+    full = {(style(i)["color"], str(style(i)["linestyle"])) for i in range(64)}
+    assert len(full) == 64  # 64 curves: no two share colour and line style
 
 
 @pytest.fixture(scope="module")

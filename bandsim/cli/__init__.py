@@ -17,7 +17,12 @@ from .common import Parser, plain, wide_console
 
 
 def build_parser():
-    """The argument parser of every command (plug-ins loaded first)."""
+    """The argument parser of every command (plug-ins loaded first).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
     from .. import __version__
 
     parser = Parser(
@@ -70,7 +75,19 @@ COMMANDS = {"list": listing.cmd_list,
 
 
 def main(argv=None):
-    """Entry point of the ``bandsim`` console script; returns the exit status."""
+    """Entry point of the ``bandsim`` console script.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit status: 0 success, 1 a failed audit or broken pipe, 2 bad input
+        (one line on standard error), 130 interrupted.
+    """
     console = wide_console(stderr=True)
     try:
         args = build_parser().parse_args(argv)

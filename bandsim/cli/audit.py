@@ -93,7 +93,17 @@ def _sampled(args, console):
 
 
 def add_parser(sub):
-    """Register the ``audit`` subcommand on the top-level subparsers."""
+    """Register the ``audit`` subcommand on the top-level subparsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``bandsim`` subcommands.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
     from ..registry import auditable  # not privacy.audit: --help needs no scipy
 
     a = sub.add_parser("audit", help="exact privacy of one batch; accounting for returning users",
@@ -145,7 +155,25 @@ def _algorithms(text, need_delta, delta):
 
 
 def cmd_audit(args, console):
-    """Run ``bandsim audit`` (see the module docstring)."""
+    """Run ``bandsim audit`` (see the module docstring).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    console : rich.console.Console
+        Standard-error console for progress bars and messages.
+
+    Returns
+    -------
+    int
+        0 if every audit passes, 1 if one fails, 2 if a batch cannot be audited.
+
+    Raises
+    ------
+    ConfigError
+        Bad input, in one line, before any work.
+    """
     from ..errors import check_int
     from ..runner import MAX_HORIZON
 

@@ -7,7 +7,22 @@ from ..errors import ConfigError
 
 
 def floats(text):
-    """A comma list of numbers (empty items dropped; the fields' own checks judge ranges)."""
+    """A comma list of numbers (empty items dropped; the fields' own checks judge ranges).
+
+    Parameters
+    ----------
+    text : str
+        E.g. ``"0.1,0.5"``.
+
+    Returns
+    -------
+    list of float
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        An item is not a number.
+    """
     out = []
     for x in text.split(","):
         if x.strip():
@@ -19,8 +34,24 @@ def floats(text):
 
 
 def ints(text):
-    """A comma list of integers such as ``5e7``; a non-integer (``1.5``, ``inf``,
-    ``1e400``) is kept as a float so that the field's own check names its range."""
+    """A comma list of integers such as ``5e7``.
+
+    A non-integer (``1.5``, ``inf``, ``1e400``) is kept as a float so that the
+    field's own check names its range.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    list of int or float
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        An item is not a number.
+    """
     out = []
     for x in text.split(","):
         if not x.strip():
@@ -39,7 +70,21 @@ def ints(text):
 
 
 def one_int(text):
-    """One integer (see :func:`ints`)."""
+    """One integer (see :func:`ints`).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    int or float
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Not exactly one number.
+    """
     values = ints(text)
     if len(values) != 1:
         raise argparse.ArgumentTypeError(f"{text!r}: give one number, e.g. 1e6")
@@ -157,7 +202,17 @@ SUMMARY_COLUMNS = ("algorithm", "instance", "arms", "epsilon", "runs", "horizon"
 
 
 def strict_json(x):
-    """``x`` with every non-finite float (numpy scalars too) replaced by None (strict JSON)."""
+    """``x`` with every non-finite float (numpy scalars too) replaced by None (strict JSON).
+
+    Parameters
+    ----------
+    x : object
+        Nested dicts, lists, numbers.
+
+    Returns
+    -------
+    object
+    """
     from ..results import json_safe
 
     return json_safe(x)

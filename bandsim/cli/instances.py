@@ -17,7 +17,13 @@ from .common import one_int, wide_console
 
 
 def add_parser(sub):
-    """``bandsim instances build mslr|obd PATH --out FILE`` and ``bandsim instances show FILE``."""
+    """``bandsim instances build mslr|obd PATH --out FILE`` and ``bandsim instances show FILE``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``bandsim`` subcommands.
+    """
     inst = sub.add_parser("instances", help="build instance files from data, show them")
     isub = inst.add_subparsers(dest="instances_command", required=True)
     build = isub.add_parser("build", help="build an instance file from a dataset")
@@ -47,7 +53,26 @@ def add_parser(sub):
 
 
 def cmd_instances(args, console):
-    """Build (``mslr``/``obd``) or show an instance file."""
+    """Build (``mslr``/``obd``) or show an instance file.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    console : rich.console.Console
+        Standard-error console for progress bars and messages.
+
+    Returns
+    -------
+    int
+        Exit status (0 success; 2 bad input, raised as ConfigError and printed by
+        :func:`bandsim.cli.main`).
+
+    Raises
+    ------
+    ConfigError
+        Bad input, in one line, before any work.
+    """
     import warnings
 
     from .. import datasets
@@ -71,7 +96,25 @@ def cmd_instances(args, console):
 
 
 def show_instance(path, as_json):
-    """Print an instance file's arms (mean, gap, support, data size, extras)."""
+    """Print an instance file's arms (mean, gap, support, data size, extras).
+
+    Parameters
+    ----------
+    path : str
+        The instance file.
+    as_json : bool
+        Print JSON instead of a table.
+
+    Returns
+    -------
+    int
+        Exit status 0.
+
+    Raises
+    ------
+    ConfigError
+        Not a readable instance file.
+    """
     import numpy as np
     from rich.table import Table
 

@@ -58,7 +58,13 @@ BASE_COLUMNS = ("algorithm", "instance", "arms", "rewards", "sigma", "epsilon", 
 
 
 def add_parsers(sub):
-    """Add ``results`` and ``plot`` to the ``bandsim`` subparsers, and study options."""
+    """Add ``results`` and ``plot`` to the ``bandsim`` subparsers, and study options.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``bandsim`` subcommands.
+    """
     res = sub.add_parser("results", help="summary table of a sweep or figure directory")
     res.add_argument("dir", help="a directory written by sweep, reproduce or run --out")
     fmt = res.add_mutually_exclusive_group()
@@ -135,6 +141,11 @@ def formats(args):
 
 def collect(directory):
     """Summary rows of every result file under ``directory``.
+
+    Parameters
+    ----------
+    directory : path
+        A sweep's or figure's directory, or any folder of result files.
 
     Returns
     -------
@@ -213,12 +224,32 @@ def _names_from_json(d):
 
 
 def varying(rows, columns):
-    """The columns among ``columns`` whose value is not the same in every row."""
+    """The columns among ``columns`` whose value is not the same in every row.
+
+    Parameters
+    ----------
+    rows : list of dict
+    columns : sequence of str
+
+    Returns
+    -------
+    list of str
+    """
     return [c for c in columns if len({json.dumps(r.get(c)) for r in rows}) > 1]
 
 
 def results_table(rows):
-    """A rich table: fixed columns, then every setting that varies between rows."""
+    """A rich table: fixed columns, then every setting that varies between rows.
+
+    Parameters
+    ----------
+    rows : list of dict
+        From :func:`collect`.
+
+    Returns
+    -------
+    rich.table.Table
+    """
     from rich.table import Table
 
     fixed = ("algorithm", "instance", "arms")
@@ -248,6 +279,26 @@ def _fmt(v, spec="g"):
 
 
 def cmd_results(args, console):
+    """``bandsim results DIR``: a table, ``--json`` (a list) or ``--csv`` of the results.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    console : rich.console.Console
+        Standard-error console for progress bars and messages.
+
+    Returns
+    -------
+    int
+        Exit status (0 success; 2 bad input, raised as ConfigError and printed by
+        :func:`bandsim.cli.main`).
+
+    Raises
+    ------
+    ConfigError
+        Bad input, in one line, before any work.
+    """
     from .common import wide_console
     from ..studies.store import dumps
 
@@ -348,7 +399,21 @@ DISPATCH = {"results": cmd_results, "plot": cmd_plot}
 # ----------------------------------------------------------------------------- Ctrl-C
 
 def interrupted(exc, argv, console):
-    """Print what an interrupted command leaves behind in one line; return 130."""
+    """Print what an interrupted command leaves behind in one line; return 130.
+
+    Parameters
+    ----------
+    exc : KeyboardInterrupt
+        With ``done``, ``total``, ``left`` when a study was interrupted.
+    argv : list of str or None
+        The command line (None: ``sys.argv``).
+    console : rich.console.Console
+
+    Returns
+    -------
+    int
+        130.
+    """
     command = shlex.join(["bandsim", *(sys.argv[1:] if argv is None else argv)])
     done = getattr(exc, "done", None)
     if done is None:
@@ -364,5 +429,16 @@ def interrupted(exc, argv, console):
 
 
 def argv_command(argv):
+    """The subcommand of a command line.
+
+    Parameters
+    ----------
+    argv : list of str or None
+        None: ``sys.argv[1:]``.
+
+    Returns
+    -------
+    str or None
+    """
     args = sys.argv[1:] if argv is None else argv
     return next((a for a in args if not a.startswith("-")), None)

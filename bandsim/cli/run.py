@@ -13,7 +13,17 @@ from .common import floats, one_int, print_rows, wide_console
 
 
 def add_parser(sub):
-    """Register ``bandsim run``; its parameter flags come from the registry."""
+    """Register ``bandsim run``; its parameter flags come from the registry.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``bandsim`` subcommands.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
     from ..registry import all_params
 
     run = sub.add_parser("run", help="simulate an algorithm on an instance")
@@ -44,13 +54,30 @@ def add_parser(sub):
 
 
 def ints_list(text):
+    """``--arms``: a comma list of integers (:func:`bandsim.cli.common.ints`).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    list of int or float
+    """
     from .common import ints
 
     return ints(text)
 
 
 def add_param_flags(parser, names=None):
-    """One flag per declared algorithm parameter (ε takes a comma list)."""
+    """One flag per declared algorithm parameter (ε takes a comma list).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    names : collection of str, optional
+        Only these parameters (default: all declared).
+    """
     from ..registry import all_params
 
     for p in all_params().values():
@@ -63,7 +90,23 @@ def add_param_flags(parser, names=None):
 
 
 def expand(args):
-    """The list of simulate() keyword sets that ``bandsim run`` asks for."""
+    """The list of simulate() keyword sets that ``bandsim run`` asks for.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``bandsim run`` command line.
+
+    Returns
+    -------
+    list of dict
+        One keyword set per combination of algorithm, instance, K and ε.
+
+    Raises
+    ------
+    ConfigError
+        Bad input, in one line, before any work.
+    """
     from ..registry import all_params, get_algorithm
 
     algos = [get_algorithm(a.strip()) for a in args.algorithm.split(",") if a.strip()]
@@ -111,7 +154,19 @@ def _is_dir_target(out, n_jobs):
 
 
 def check_out(args, n_jobs):
-    """Refuse an ``--out`` that cannot be written, before any simulation runs."""
+    """Refuse an ``--out`` that cannot be written, before any simulation runs.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+    n_jobs : int
+        Configurations to run (several need a directory).
+
+    Raises
+    ------
+    ConfigError
+        Bad input, in one line, before any work.
+    """
     if args.out is None:
         return
     out = Path(args.out)
@@ -125,6 +180,19 @@ def check_out(args, n_jobs):
 
 
 def out_path(args, job, n_jobs):
+    """The Parquet path of one job's result (None without ``--out``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+    job : dict
+        The job's simulate() keywords.
+    n_jobs : int
+
+    Returns
+    -------
+    pathlib.Path or None
+    """
     from ..studies.jobs import job_instance
     from ..studies.store import exact
 
@@ -147,6 +215,15 @@ def batch_table(config):
 
     Only for plans whose stages carry the protocol's g, τ and m (the
     algorithms of Chowdhury & Zhou (2023) built on the protocol P = (R, S, A)).
+
+    Parameters
+    ----------
+    config : dict
+        A result's configuration.
+
+    Returns
+    -------
+    rich.table.Table or None
     """
     from rich.table import Table
 
@@ -173,6 +250,26 @@ def batch_table(config):
 
 
 def cmd_run(args, console):
+    """``bandsim run``: simulate every combination, print one summary table (or JSON list).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    console : rich.console.Console
+        Standard-error console for progress bars and messages.
+
+    Returns
+    -------
+    int
+        Exit status (0 success; 2 bad input, raised as ConfigError and printed by
+        :func:`bandsim.cli.main`).
+
+    Raises
+    ------
+    ConfigError
+        Bad input, in one line, before any work.
+    """
     import secrets
 
     from .. import resources
@@ -208,7 +305,20 @@ def cmd_run(args, console):
 
 
 def summarize(res, seconds, path=None):
-    """The summary row of one result; writes it to ``path`` when given."""
+    """The summary row of one result; writes it to ``path`` when given.
+
+    Parameters
+    ----------
+    res : Result
+    seconds : float
+        Simulation time (JIT compilation excluded).
+    path : pathlib.Path, optional
+
+    Returns
+    -------
+    dict
+        ``Result.summary()`` plus ``seconds``, ``seed`` and ``out``.
+    """
     s = res.summary()
     s["seconds"] = seconds
     s["seed"] = res.config["seed"]

@@ -3,6 +3,13 @@ from .common import one_int, plain, summary_table, wide_console
 
 
 def add_parsers(sub):
+    """Register ``bandsim reproduce`` and ``bandsim sweep``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``bandsim`` subcommands.
+    """
     rep = sub.add_parser("reproduce", help="simulate and plot one of the papers' figures")
     rep.add_argument("figure", help="figure name (see `bandsim list`)")
     rep.add_argument("--out", required=True, help="output directory")
@@ -26,7 +33,18 @@ def _backend_args(p):
 
 
 def check_backend(args):
-    """The backend and the Dask scheduler address, refused with one line if unusable."""
+    """The backend and the Dask scheduler address, refused with one line if unusable.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``backend`` and ``scheduler``.
+
+    Raises
+    ------
+    ConfigError
+        Bad input, in one line, before any work.
+    """
     from ..errors import ConfigError
 
     if args.backend not in ("local", "dask"):
@@ -45,6 +63,26 @@ def check_backend(args):
 
 
 def cmd_reproduce(args, console):
+    """``bandsim reproduce FIGURE --out DIR``: simulate (or resume) and draw a figure.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    console : rich.console.Console
+        Standard-error console for progress bars and messages.
+
+    Returns
+    -------
+    int
+        Exit status (0 success; 2 bad input, raised as ConfigError and printed by
+        :func:`bandsim.cli.main`).
+
+    Raises
+    ------
+    ConfigError
+        Bad input, in one line, before any work.
+    """
     from ..errors import check_int
     from ..runner import MAX_HORIZON
     from ..studies.reproduce import reproduce
@@ -74,6 +112,26 @@ def cmd_reproduce(args, console):
 
 
 def cmd_sweep(args, console):
+    """``bandsim sweep STUDY.toml --out DIR``: run (or resume) a grid of simulations.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    console : rich.console.Console
+        Standard-error console for progress bars and messages.
+
+    Returns
+    -------
+    int
+        Exit status (0 success; 2 bad input, raised as ConfigError and printed by
+        :func:`bandsim.cli.main`).
+
+    Raises
+    ------
+    ConfigError
+        Bad input, in one line, before any work.
+    """
     from ..studies.sweep import sweep
 
     from .common import SUMMARY_COLUMNS

@@ -10,6 +10,17 @@ from .common import one_int, wide_console
 
 
 def add_parser(sub):
+    """Register ``bandsim suite``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``bandsim`` subcommands.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
     p = sub.add_parser("suite", help="the private-bandit benchmark and its audited leaderboard")
     tier = p.add_mutually_exclusive_group()
     tier.add_argument("--quick", dest="tier", action="store_const", const="quick",
@@ -37,6 +48,26 @@ def add_parser(sub):
 
 
 def cmd_suite(args, console):
+    """``bandsim suite``: run the benchmark suite and print its leaderboard.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    console : rich.console.Console
+        Standard-error console for progress bars and messages.
+
+    Returns
+    -------
+    int
+        Exit status (0 success; 2 bad input, raised as ConfigError and printed by
+        :func:`bandsim.cli.main`).
+
+    Raises
+    ------
+    ConfigError
+        Bad input, in one line, before any work.
+    """
     from ..studies import leaderboard as lb
     from ..studies.suite import SUITE_VERSION, run_suite
 

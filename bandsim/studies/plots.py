@@ -34,9 +34,23 @@ DPI_RANGE = (10, 2400)
 
 
 def style(i):
-    """Colour, line style and marker of the ``i``-th curve of a panel (dict for ``plot``)."""
-    return dict(color=PALETTE[i % len(PALETTE)], linestyle=LINESTYLES[i % len(LINESTYLES)],
-                marker=MARKERS[i % len(MARKERS)], markersize=4.5, linewidth=1.4,
+    """Colour, line style and marker of the ``i``-th curve of a panel.
+
+    The first 8 curves differ in colour, line style and marker; beyond 8 the
+    line styles shift against the colours, so 64 curves stay distinct.
+
+    Parameters
+    ----------
+    i : int
+
+    Returns
+    -------
+    dict
+        Keyword arguments for ``Axes.plot``.
+    """
+    shift = i + i // len(PALETTE)  # curves 8-15 pair each colour with another style
+    return dict(color=PALETTE[i % len(PALETTE)], linestyle=LINESTYLES[shift % len(LINESTYLES)],
+                marker=MARKERS[shift % len(MARKERS)], markersize=4.5, linewidth=1.4,
                 markerfacecolor="white" if i % 2 else PALETTE[i % len(PALETTE)])
 
 
@@ -245,6 +259,12 @@ def plot_curve(ax, t, mean, half=None, *, label=None, index=0, time_average=Fals
     time_average : bool
         Plot Reg(t)/t (Chowdhury & Zhou's figures) instead of Reg(t).
     xscale : {"linear", "log"}
+    band : bool
+        Draw the 95 % band.
+
+    Returns
+    -------
+    matplotlib.lines.Line2D
     """
     t = np.asarray(t, dtype=np.float64)
     y = np.asarray(mean, dtype=np.float64) / (t if time_average else 1.0)
@@ -257,7 +277,25 @@ def plot_curve(ax, t, mean, half=None, *, label=None, index=0, time_average=Fals
 
 
 def plot_regret(ax, result, label=None, time_average=False, band=True, **kw):
-    """Draw the mean pseudo-regret of a :class:`bandsim.Result` with its 95 % band."""
+    """Draw the mean pseudo-regret of a :class:`bandsim.Result` with its 95 % band.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    result : Result
+    label : str, optional
+        Default: the algorithm's name.
+    time_average : bool
+        Plot Reg(t)/t.
+    band : bool
+        Draw the 95 % band.
+    **kw
+        Passed to :func:`plot_curve` (``index``, ``xscale``).
+
+    Returns
+    -------
+    matplotlib.lines.Line2D
+    """
     from ..results import Z95
 
     y = result.pseudo_regret
@@ -268,7 +306,23 @@ def plot_regret(ax, result, label=None, time_average=False, band=True, **kw):
 
 
 def plot_points(ax, x, y, half=None, *, label=None, index=0):
-    """Final regret against a parameter (one point per value, 95 % error bars)."""
+    """Final regret against a parameter (one point per value, 95 % error bars).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    x, y : float64 (n,)
+        Parameter values and mean final regret.
+    half : float64 (n,), optional
+        Half-widths of the 95 % intervals (NaN: no bar).
+    label : str, optional
+    index : int
+        Style of the series (:func:`style`).
+
+    Returns
+    -------
+    matplotlib.lines.Line2D
+    """
     st = style(index)
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     order = np.argsort(x)
@@ -282,7 +336,23 @@ def plot_points(ax, x, y, half=None, *, label=None, index=0):
 
 
 def plot_level(ax, y, half=None, *, label=None, index=0):
-    """A result that does not depend on the panel's x parameter: a horizontal line."""
+    """A result that does not depend on the panel's x parameter: a horizontal line.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    y : float
+        Mean final regret.
+    half : float, optional
+        Half-width of its 95 % interval (drawn as a band).
+    label : str, optional
+    index : int
+        Style (:func:`style`).
+
+    Returns
+    -------
+    matplotlib.lines.Line2D
+    """
     st = style(index)
     st.pop("marker"), st.pop("markersize"), st.pop("markerfacecolor")
     line = ax.axhline(y, label=label, **st)
@@ -292,7 +362,17 @@ def plot_level(ax, y, half=None, *, label=None, index=0):
 
 
 def layout_rows(n_panels, rows=None):
-    """Panels per row: ``rows`` if it fits ``n_panels``, else a layout with no holes."""
+    """Panels per row: ``rows`` if it fits ``n_panels``, else a layout with no holes.
+
+    Parameters
+    ----------
+    n_panels : int
+    rows : sequence of int, optional
+
+    Returns
+    -------
+    tuple of int
+    """
     if rows is not None and sum(rows) == n_panels:
         return tuple(rows)
     if n_panels <= 3:
@@ -478,7 +558,13 @@ def _kl(p, q):
 
 
 def round_axis(ax, xscale):
-    """x axis of a regret curve: log, or linear with a common ×10ⁿ factor (as in the papers)."""
+    """x axis of a regret curve: log, or linear with a common ×10ⁿ factor (as in the papers).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    xscale : {"linear", "log"}
+    """
     ax.set_xscale(xscale)
     if xscale == "linear":
         ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0), useMathText=True)

@@ -15,6 +15,15 @@ from .figures import FIGURES
 def figure_jobs(figure, runs=None, horizon=None, seed=1, instance_file=None, threads=None):
     """The simulate() keyword sets of a figure, and what had to be left out.
 
+    Parameters
+    ----------
+    figure : Figure
+    runs, horizon : int, optional
+        Overrides of the paper's runs and T.
+    seed : int
+    instance_file : path, optional
+    threads : int, optional
+
     Returns
     -------
     jobs : list of (panel_index, Curve, dict)
@@ -55,7 +64,21 @@ def figure_jobs(figure, runs=None, horizon=None, seed=1, instance_file=None, thr
 
 
 def slot(p, curve, job, panel):
-    """The store slot of a figure job: panel, curve and (for versus panels) the x value."""
+    """The store slot of a figure job: panel, curve and (for versus panels) the x value.
+
+    Parameters
+    ----------
+    p : int
+        Panel index.
+    curve : Curve
+    job : dict
+        The job's simulate() keywords.
+    panel : Panel
+
+    Returns
+    -------
+    str
+    """
     from .store import exact, slot_name
 
     name = f"panel{p + 1}_{_slug(curve.label)}"
@@ -82,6 +105,13 @@ def reproduce(name, out, *, runs=None, horizon=None, seed=1, instance_file=None,
         Root seed shared by every curve (common random instances).
     instance_file : path, optional
         Instance file for the real-data panels.
+    threads : int, optional
+        Worker threads per simulation.
+    console : rich.console.Console, optional
+        Where progress bars go.
+    backend : {"local", "dask"}
+    scheduler : str, optional
+        Dask scheduler address.
     overwrite : bool
         Recompute stored curves of another configuration instead of refusing.
     dpi : int
@@ -245,6 +275,14 @@ def provenance_text(fig_spec, jobs, outcomes, seed):
     the horizon T and the runs per curve of the stored results; when panels
     differ in T, each panel title states its own (``panel_horizons``).
 
+    Parameters
+    ----------
+    fig_spec : Figure
+    jobs : list of (int, Curve, dict)
+    outcomes : list
+        One stored outcome per job (its ``summary`` gives T and runs).
+    seed : int
+
     Returns
     -------
     title : str
@@ -265,7 +303,18 @@ def provenance_text(fig_spec, jobs, outcomes, seed):
 
 
 def panel_horizons(jobs, outcomes):
-    """Panel index → ``", T = …"`` for figures whose panels ran different horizons."""
+    """Panel index → ``", T = …"`` for figures whose panels ran different horizons.
+
+    Parameters
+    ----------
+    jobs : list of (int, Curve, dict)
+    outcomes : list
+
+    Returns
+    -------
+    dict of int -> str
+        Empty when every panel ran the same T.
+    """
     from .plots import count_text
 
     per = {}

@@ -254,7 +254,7 @@ def test_lower_bound_constants():
     small ε (Azize & Basu 2022, Theorem 3, Bernoulli: TV = Δ)."""
     import math
 
-    from bandsim.studies.plots import dp_lower_constant, lai_robbins_constant
+    from bandsim.studies.bounds import dp_lower_constant, lai_robbins_constant
 
     kl = 0.5 * math.log(0.5 / 0.75) + 0.5 * math.log(0.5 / 0.25)
     assert lai_robbins_constant([0.75, 0.5]) == pytest.approx(0.25 / kl, rel=1e-12)

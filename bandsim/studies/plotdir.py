@@ -248,7 +248,7 @@ def _bernoulli_means(config):
 
 
 def _overlay_curves(ax, t, members, overlay, time_average):
-    from .plots import dp_lower_constant, lai_robbins_constant
+    from .bounds import dp_lower_constant, lai_robbins_constant
 
     t = np.asarray(t, dtype=np.float64)
     means = {tuple(m) for _, c in members if (m := _bernoulli_means(c)) is not None}
@@ -288,7 +288,7 @@ def _versus(ax, members, x, series_cols, index, time_average, overlay):
 
 
 def _overlay_versus_epsilon(ax, members, overlay, time_average):
-    from .plots import dp_lower_constant, lai_robbins_constant
+    from .bounds import dp_lower_constant, lai_robbins_constant
 
     means = {tuple(m) for r in members if (m := _bernoulli_means(r.get("_config", {})))
              is not None}

@@ -24,7 +24,7 @@ import math
 
 
 from ..errors import ConfigError
-from .common import floats, ints, one_int, strict_json, wide_console
+from .common import command, floats, ints, one_int, strict_json, wide_console
 
 
 def _print_json(x):
@@ -154,26 +154,9 @@ def _algorithms(text, need_delta, delta):
     return names, skipped
 
 
+@command(returns="0 if every audit passes, 1 if one fails, 2 if a batch cannot be audited")
 def cmd_audit(args, console):
-    """Run ``bandsim audit`` (see the module docstring).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-    console : rich.console.Console
-        Standard-error console for progress bars and messages.
-
-    Returns
-    -------
-    int
-        0 if every audit passes, 1 if one fails, 2 if a batch cannot be audited.
-
-    Raises
-    ------
-    ConfigError
-        Bad input, in one line, before any work.
-    """
+    """Run ``bandsim audit`` (see the module docstring)."""
     from ..errors import check_int
     from ..runner import MAX_HORIZON
 

@@ -6,6 +6,51 @@ import math
 from ..errors import ConfigError
 
 
+_COMMAND_DOC = """
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    console : rich.console.Console
+        Standard-error console for progress bars and messages.
+
+    Returns
+    -------
+    int
+        {returns}
+
+    Raises
+    ------
+    ConfigError
+        Bad input, in one line, before any work.
+"""
+_EXIT = ("Exit status (0 success; bad input is raised as ConfigError and printed by "
+         ":func:`bandsim.cli.main` with status 2).")
+
+
+def command(func=None, *, returns=_EXIT):
+    """Decorate a ``cmd_*`` function: append the numpydoc sections every command shares.
+
+    Parameters
+    ----------
+    func : callable, optional
+        ``cmd(args, console) -> int`` whose docstring is its summary.
+    returns : str
+        Text of the Returns section (the exit statuses).
+
+    Returns
+    -------
+    callable
+        ``func`` itself (or a decorator, when called with ``returns`` only).
+    """
+    def decorate(f):
+        f.__doc__ = (f.__doc__ or "").rstrip() + _COMMAND_DOC.format(returns=returns)
+        return f
+
+    return decorate if func is None else decorate(func)
+
+
 def floats(text):
     """A comma list of numbers (empty items dropped; the fields' own checks judge ranges).
 

@@ -13,7 +13,7 @@ Simulate on a file with ``bandsim run ALGO --instance-file FILE`` (docs/data.md)
 """
 import json
 
-from .common import one_int, wide_console
+from .common import command, one_int, wide_console
 
 
 def add_parser(sub):
@@ -52,27 +52,9 @@ def add_parser(sub):
     show.add_argument("--json", action="store_true", help="print the arms as JSON")
 
 
+@command
 def cmd_instances(args, console):
-    """Build (``mslr``/``obd``) or show an instance file.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-    console : rich.console.Console
-        Standard-error console for progress bars and messages.
-
-    Returns
-    -------
-    int
-        Exit status (0 success; 2 bad input, raised as ConfigError and printed by
-        :func:`bandsim.cli.main`).
-
-    Raises
-    ------
-    ConfigError
-        Bad input, in one line, before any work.
-    """
+    """Build (``mslr``/``obd``) or show an instance file."""
     import warnings
 
     from .. import datasets

@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError
-from .common import plain
+from .common import command, plain
 
 #: ``--help`` descriptions of ``results`` and ``plot``.
 PLOT_HELP = {
@@ -278,27 +278,9 @@ def _fmt(v, spec="g"):
     return str(v)
 
 
+@command
 def cmd_results(args, console):
-    """``bandsim results DIR``: a table, ``--json`` (a list) or ``--csv`` of the results.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-    console : rich.console.Console
-        Standard-error console for progress bars and messages.
-
-    Returns
-    -------
-    int
-        Exit status (0 success; 2 bad input, raised as ConfigError and printed by
-        :func:`bandsim.cli.main`).
-
-    Raises
-    ------
-    ConfigError
-        Bad input, in one line, before any work.
-    """
+    """``bandsim results DIR``: a table, ``--json`` (a list) or ``--csv`` of the results."""
     from .common import wide_console
     from ..studies.store import dumps
 
@@ -371,19 +353,9 @@ def plot_directory(directory, out=None, *, time_average=False, xscale=None, ysca
                      width=width)
 
 
+@command
 def cmd_plot(args, console):
-    """``bandsim plot DIR``: draw, then print the files written (one line).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-    console : rich.console.Console
-
-    Returns
-    -------
-    int
-        Exit status 0.
-    """
+    """``bandsim plot DIR``: draw, then print the files written (one line)."""
     overlay = tuple(o.strip() for o in (args.overlay or "").split(",") if o.strip())
     paths = plot_directory(args.dir, args.out, time_average=args.time_average,
                            xscale=args.xscale, yscale=args.yscale, dpi=args.dpi,

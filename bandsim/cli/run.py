@@ -9,7 +9,7 @@ import itertools
 from pathlib import Path
 
 from ..errors import ConfigError
-from .common import floats, one_int, print_rows, wide_console
+from .common import command, floats, ints, one_int, print_rows, wide_console
 
 
 def add_parser(sub):
@@ -33,7 +33,7 @@ def add_parser(sub):
                      help="an instance file built from data (`bandsim instances build`)")
     run.add_argument("--means", type=floats, default=None,
                      help="explicit arm means, e.g. 0.9,0.8,0.8")
-    run.add_argument("--arms", type=ints_list, default=None, help="K; comma list allowed")
+    run.add_argument("--arms", type=ints, default=None, help="K; comma list allowed")
     run.add_argument("--rewards", default="bernoulli", help="bernoulli or gaussian (clipped)")
     run.add_argument("--sigma", type=float, default=0.1, help="σ of gaussian rewards")
     run.add_argument("--horizon", type=one_int, required=True, help="T, e.g. 5e7")
@@ -51,22 +51,6 @@ def add_parser(sub):
                      help="memory budget, e.g. 8G (default: a third of the available memory; "
                           "env BANDSIM_MEMORY)")
     return run
-
-
-def ints_list(text):
-    """``--arms``: a comma list of integers (:func:`bandsim.cli.common.ints`).
-
-    Parameters
-    ----------
-    text : str
-
-    Returns
-    -------
-    list of int or float
-    """
-    from .common import ints
-
-    return ints(text)
 
 
 def add_param_flags(parser, names=None):
@@ -249,27 +233,9 @@ def batch_table(config):
     return t
 
 
+@command
 def cmd_run(args, console):
-    """``bandsim run``: simulate every combination, print one summary table (or JSON list).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-    console : rich.console.Console
-        Standard-error console for progress bars and messages.
-
-    Returns
-    -------
-    int
-        Exit status (0 success; 2 bad input, raised as ConfigError and printed by
-        :func:`bandsim.cli.main`).
-
-    Raises
-    ------
-    ConfigError
-        Bad input, in one line, before any work.
-    """
+    """``bandsim run``: simulate every combination, print one summary table (or JSON list)."""
     import secrets
 
     from .. import resources

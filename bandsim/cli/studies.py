@@ -1,5 +1,5 @@
 """``bandsim reproduce`` and ``bandsim sweep``: the papers' figures and TOML studies."""
-from .common import one_int, plain, summary_table, wide_console
+from .common import command, one_int, plain, summary_table, wide_console
 
 
 def add_parsers(sub):
@@ -62,27 +62,9 @@ def check_backend(args):
                                               "in-process cluster)")
 
 
+@command
 def cmd_reproduce(args, console):
-    """``bandsim reproduce FIGURE --out DIR``: simulate (or resume) and draw a figure.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-    console : rich.console.Console
-        Standard-error console for progress bars and messages.
-
-    Returns
-    -------
-    int
-        Exit status (0 success; 2 bad input, raised as ConfigError and printed by
-        :func:`bandsim.cli.main`).
-
-    Raises
-    ------
-    ConfigError
-        Bad input, in one line, before any work.
-    """
+    """``bandsim reproduce FIGURE --out DIR``: simulate (or resume) and draw a figure."""
     from ..errors import check_int
     from ..runner import MAX_HORIZON
     from ..studies.reproduce import reproduce
@@ -111,27 +93,9 @@ def cmd_reproduce(args, console):
     return 0
 
 
+@command
 def cmd_sweep(args, console):
-    """``bandsim sweep STUDY.toml --out DIR``: run (or resume) a grid of simulations.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-    console : rich.console.Console
-        Standard-error console for progress bars and messages.
-
-    Returns
-    -------
-    int
-        Exit status (0 success; 2 bad input, raised as ConfigError and printed by
-        :func:`bandsim.cli.main`).
-
-    Raises
-    ------
-    ConfigError
-        Bad input, in one line, before any work.
-    """
+    """``bandsim sweep STUDY.toml --out DIR``: run (or resume) a grid of simulations."""
     from ..studies.sweep import sweep
 
     from .common import SUMMARY_COLUMNS

@@ -6,7 +6,7 @@
 moved against a previous board. See docs/suite.md.
 """
 from ..errors import ConfigError
-from .common import one_int, wide_console
+from .common import command, one_int, wide_console
 
 
 def add_parser(sub):
@@ -47,27 +47,9 @@ def add_parser(sub):
     return p
 
 
+@command
 def cmd_suite(args, console):
-    """``bandsim suite``: run the benchmark suite and print its leaderboard.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-    console : rich.console.Console
-        Standard-error console for progress bars and messages.
-
-    Returns
-    -------
-    int
-        Exit status (0 success; 2 bad input, raised as ConfigError and printed by
-        :func:`bandsim.cli.main`).
-
-    Raises
-    ------
-    ConfigError
-        Bad input, in one line, before any work.
-    """
+    """``bandsim suite``: run the benchmark suite and print its leaderboard."""
     from ..studies import leaderboard as lb
     from ..studies.suite import SUITE_VERSION, run_suite
 

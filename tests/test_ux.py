@@ -239,3 +239,7 @@ def test_run_out_is_checked_before_work(tmp_path, capsys):
     assert main(["run", "dp-se", "--instance", "C1", "--arms", "3", "--epsilon", "1",
                  "--horizon", "1e4", "--out", str(tmp_path / "no" / "such" / "r.parquet")]) == 2
     assert "does not exist" in capsys.readouterr().err
+    assert main(["run", "dp-se", "--instance", "C1", "--arms", "3", "--epsilon", "1",
+                 "--horizon", "1e4", "--out", os.devnull]) == 2
+    err = capsys.readouterr().err
+    assert "not a regular file" in err and "planning" not in err  # refused before any work

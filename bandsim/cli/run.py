@@ -157,7 +157,14 @@ def check_out(args, n_jobs):
     if _is_dir_target(args.out, n_jobs):
         if out.exists() and not out.is_dir():
             raise ConfigError("out", args.out, "is a file; several results need a directory")
+        from ..studies.plots import check_out_dir
+
+        check_out_dir(out)  # a writable directory, or one that can be created
         return  # created (with its parents) when the first result is written
+    if out.parent.is_dir():
+        from ..studies.plots import check_out_file
+
+        check_out_file(out)  # writable directory; not a directory or device
     if not out.parent.is_dir():
         raise ConfigError("out", args.out, f"its directory {out.parent} does not exist "
                                            "(create it, or end --out with / for a directory)")

@@ -13,7 +13,7 @@ Simulate on a file with ``bandsim run ALGO --instance-file FILE`` (docs/data.md)
 """
 import json
 
-from .common import command, one_int, wide_console
+from .common import command, one_int, plain, wide_console
 
 
 def add_parser(sub):
@@ -71,7 +71,7 @@ def cmd_instances(args, console):
             inst = datasets.build_obd(args.path, args.out, position=args.position,
                                       min_clicks=args.min_clicks, name=args.name)
     for w in caught:
-        console.print(f"[bold yellow]warning:[/] {w.message}")
+        console.print(f"[bold yellow]warning:[/] {plain(w.message)}")
     console.print(f"wrote {args.out}: {inst.arms} arms, {inst.rewards} rewards, "
                   f"best mean {inst.location.max():.6g}")
     return show_instance(args.out, False)

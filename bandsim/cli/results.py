@@ -258,15 +258,15 @@ def results_table(rows):
     show = varying(rows, cols)
     same = {c: rows[0][c] for c in cols if c not in show and rows[0][c] is not None}
     t = Table(title="final pseudo-regret (mean ± 95% CI over runs)",
-              caption=", ".join(f"{k}={_fmt(v)}" for k, v in same.items()) or None)
+              caption=plain(", ".join(f"{k}={_fmt(v)}" for k, v in same.items())) or None)
     lead = [c for c in ("panel", "label", "job") if c in rows[0]]
     for c in lead + list(fixed) + show + ["regret", "Reg(T)/T", "file"]:
         t.add_column(c, justify="left" if c in lead + ["algorithm", "instance", "file"]
                      else "right")
     for r in rows:
-        t.add_row(*(_fmt(r[c]) for c in lead + list(fixed) + show),
+        t.add_row(*(plain(_fmt(r[c])) for c in lead + list(fixed) + show),
                   f"{r['regret_mean']:,.1f} ± {_fmt(r['regret_ci95'], ',.1f')}",
-                  f"{r['time_avg_regret_mean']:.3g}", r["file"])
+                  f"{r['time_avg_regret_mean']:.3g}", plain(r["file"]))
     return t
 
 

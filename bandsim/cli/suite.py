@@ -6,7 +6,7 @@
 moved against a previous board. See docs/suite.md.
 """
 from ..errors import ConfigError
-from .common import command, one_int, wide_console
+from .common import command, one_int, plain, wide_console
 
 
 def add_parser(sub):
@@ -82,7 +82,7 @@ def cmd_suite(args, console):
                    f"ranks and {counts['verdict']} verdicts changed; {counts['new']} new, "
                    f"{counts['gone']} gone ({path})", highlight=False)
         for note in counts["notes"]:
-            term.print(f"[yellow]note:[/] {note}", highlight=False)
+            term.print(f"[yellow]note:[/] {plain(note)}", highlight=False)
     console.print(f"wrote {', '.join(p.name for p in paths.values())} to {out}",
                   highlight=False)
     if meta["errors"]:

@@ -71,8 +71,9 @@ def drawn(monkeypatch):
     original = plots.save
 
     def save(fig, *a, **kw):
-        seen.append(dict(outside=text_outside(fig), title=fig._suptitle.get_text(),
-                         footer=fig._supxlabel.get_text(), size=tuple(fig.get_size_inches())))
+        seen.append(dict(outside=text_outside(fig), title=fig.bandsim_title.get_text(),
+                         footer=fig.bandsim_footer.get_text(),
+                         size=tuple(fig.get_size_inches())))
         return original(fig, *a, **kw)
 
     monkeypatch.setattr(plots, "save", save)

@@ -172,19 +172,28 @@ def plot_rows(rows, files, out, *, x=None, by=None, facet=None, time_average=Fal
     keys = sorted(panels, key=lambda k: natural_key(" ".join(map(_fmt, k))))
     fig, axes = figure_grid(len(keys), width=width)
     rest = [c for c in settings if c not in facet and c != x]
-    series_cols = by or (["algorithm"] + [c for c in _varying(rows, rest) if c != "algorithm"])
+    if by is None:  # a setting that varies within one algorithm's results (not between
+        # algorithms that simply do not take it) names the series
+        per_algo = {}
+        for r in rows:
+            per_algo.setdefault(r["algorithm"], []).append(r)
+        inner = {c for group in per_algo.values() for c in _varying(group, rest)}
+        by = ["algorithm"] + [c for c in rest if c in inner and c != "algorithm"]
+    series_cols = by
     labels = sorted({_label(r, series_cols) for r in rows}, key=natural_key)
     index = {lab: i for i, lab in enumerate(labels)}
     small = fig.bandsim_small
+    # panel titles name only the facet values that differ between panels (T, the same
+    # everywhere, is in the figure title)
+    shown = [i for i, c in enumerate(facet) if len({k[i] for k in keys}) > 1] or [0]
     for ax, k in zip(axes, keys):
         members = panels[k]
         if x is None:
             _curves(ax, members, files, load, series_cols, index, time_average, overlay)
         else:
             _versus(ax, members, x, series_cols, index, time_average, overlay)
-        ax.set_title(", ".join(f"{_SHORT.get(c, c)} = {_fmt(v) if c != 'horizon' else count_text(v)}"
-                               if c not in ("instance", "rewards", "algorithm") else _fmt(v)
-                               for c, v in zip(facet, k)), fontsize=7.5 if small else 9)
+        ax.set_title(_panel_title(facet, k, shown, ax, 7 if small else 9),
+                     fontsize=7 if small else 9)
         xs = xscale or ("linear" if x is None else _auto_scale([r.get(x) for r in members]))
         ax.set_xscale(xs)
         if x is None and xs == "linear":
@@ -193,6 +202,10 @@ def plot_rows(rows, files, out, *, x=None, by=None, facet=None, time_average=Fal
         what = "Reg(t)/t" if time_average else "pseudo-regret Reg(t)"
         if x is not None:
             what = "Reg(T)/T" if time_average else "final pseudo-regret Reg(T)"
+        if small:
+            what = what.split()[-1]  # a column-wide panel: the symbol only
+        if yscale == "log" or (x is not None and xs == "log"):
+            _decade_labels(ax)
         ax.set_ylabel(what, fontsize=7 if small else None)
         ax.set_xlabel("t" if x is None else _SHORT.get(x, x), fontsize=7 if small else None)
         ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
@@ -215,7 +228,33 @@ def plot_rows(rows, files, out, *, x=None, by=None, facet=None, time_average=Fal
 
 def _label(r, cols):
     return " ".join(_fmt(r.get(c)) if c == "algorithm" else f"{_SHORT.get(c, c)}={_fmt(r.get(c))}"
-                    for c in cols)
+                    for c in cols if r.get(c) is not None)
+
+
+def _panel_title(facet, key, shown, ax, fontsize):
+    """``C1, K = 5``: the facet values that differ between panels, wrapped to the panel."""
+    import textwrap
+
+    from .plots import count_text
+
+    parts = []
+    for i in shown:
+        c, v = facet[i], key[i]
+        if c in ("instance", "rewards", "algorithm"):
+            parts.append(_fmt(v))
+        else:
+            parts.append(f"{_SHORT.get(c, c)} = {count_text(v) if c == 'horizon' else _fmt(v)}")
+    width_in = ax.get_position().width * ax.figure.figure.get_figwidth()  # the root figure
+    return textwrap.fill(", ".join(parts), max(12, int(width_in * 72 / (0.6 * fontsize))))
+
+
+def _decade_labels(ax):
+    """Label only the decades of log axes (minor labels crowd small panels)."""
+    from matplotlib.ticker import NullFormatter
+
+    for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+        if scale == "log":
+            axis.set_minor_formatter(NullFormatter())
 
 
 def _auto_scale(values):

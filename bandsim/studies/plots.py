@@ -421,18 +421,26 @@ def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None, title_li
     else:
         pw, ph = panel_size
         W = pw * ncol
-    fig = new_figure((W, ph * len(rows) + 0.35))
+    H = ph * len(rows) + 0.35
+    fig = new_figure((W, H))
     fig.get_layout_engine().set(w_pad=0.03, h_pad=0.03, wspace=0.02, hspace=0.04)
-    gs = fig.add_gridspec(len(rows), 2 * ncol)
+    # the panels with their title and legend, and below them a strip for the footer
+    # (its height is set by provenance() once the footer's lines are known)
+    fig.bandsim_strips = fig.add_gridspec(2, 1, height_ratios=(H, 1e-3), hspace=0)
+    main = fig.add_subfigure(fig.bandsim_strips[0])
+    fig.bandsim_foot = fig.add_subfigure(fig.bandsim_strips[1])
+    fig.bandsim_main = main
+    gs = main.add_gridspec(len(rows), 2 * ncol)
     axes = []
     for r, n in enumerate(rows):
         x0 = ncol - n  # a short row is centred: half a panel per missing panel
         for j in range(n):
-            axes.append(fig.add_subplot(gs[r, x0 + 2 * j:x0 + 2 * j + 2]))
+            axes.append(main.add_subplot(gs[r, x0 + 2 * j:x0 + 2 * j + 2]))
     fig.bandsim_small = width is not None and W / ncol < 3.0
+    fig.bandsim_narrow = W < 5.0  # legend below the panels, not beside them
     if fig.bandsim_small:
         for ax in axes:
-            ax.tick_params(labelsize=6.5)
+            ax.tick_params(which="both", labelsize=6.5)
     return fig, axes
 
 
@@ -460,20 +468,27 @@ def shared_legend(fig, axes, fontsize=7, title=None):
     if not handles:
         return None
     labels = sorted(handles, key=natural_key)
-    # beside the panels (the title sits above, the footer below): as many entries per
-    # column as fit the panels' height, so a long legend wraps into columns
-    per_col = max(1, int((fig.get_figheight() - 0.9) * 72 / (fontsize * 1.9)))
-    ncols = -(-len(labels) // per_col)
-    return fig.legend([handles[lab] for lab in labels], labels, loc="outside right center",
-                      ncols=ncols, fontsize=fontsize, frameon=False, title=title,
-                      title_fontsize=fontsize)
+    target = getattr(fig, "bandsim_main", fig)
+    if getattr(fig, "bandsim_narrow", False):  # a column-wide figure: below the panels
+        longest = max(len(lab) for lab in labels)
+        ncols = max(1, min(len(labels), int(fig.get_figwidth() * 72
+                                            / (fontsize * (0.55 * longest + 3.5)))))
+        loc = "outside lower center"
+    else:  # beside the panels: as many entries per column as fit their height
+        per_col = max(1, int((fig.get_figheight() - 0.9) * 72 / (fontsize * 1.9)))
+        ncols = -(-len(labels) // per_col)
+        loc = "outside right center"
+    return target.legend([handles[lab] for lab in labels], labels, loc=loc, ncols=ncols,
+                         fontsize=fontsize, frameon=False, title=title,
+                         title_fontsize=fontsize)
 
 
 def provenance(fig, title, footer, fontsize=9):
     """The figure's title (what was simulated) on top and a provenance footer below.
 
-    Both are placed by the constrained layout (``suptitle``, ``supxlabel``), so
-    neither can be clipped; long lines are wrapped to the figure's width.
+    The title is the panels' ``suptitle`` (placed by the constrained layout);
+    the footer sits in its own strip below the panels and their legend, as
+    tall as its wrapped lines, so neither can be clipped or overlap.
 
     Parameters
     ----------
@@ -488,12 +503,23 @@ def provenance(fig, title, footer, fontsize=9):
 
     small = getattr(fig, "bandsim_small", False)
     fs = 7 if small else fontsize
-    chars = max(20, int(fig.get_figwidth() * 72 / (0.55 * fs)))
-    fig.suptitle("\n".join(textwrap.fill(line, chars, break_on_hyphens=False)
-                           for line in title.split("\n")), fontsize=fs)
-    fchars = max(20, int(fig.get_figwidth() * 72 / (0.55 * (fs - 2))))
-    fig.supxlabel(textwrap.fill(footer, fchars, break_on_hyphens=False), fontsize=fs - 2,
-                  color="0.35")
+    W, H = fig.get_size_inches()
+    chars = max(20, int(W * 72 / (0.55 * fs)))
+    main = getattr(fig, "bandsim_main", fig)
+    fig.bandsim_title = main.suptitle("\n".join(
+        textwrap.fill(line, chars, break_on_hyphens=False) for line in title.split("\n")),
+        fontsize=fs)
+    ffs = fs - 2
+    text = textwrap.fill(footer, max(20, int(W * 72 / (0.6 * ffs))), break_on_hyphens=False)
+    foot = getattr(fig, "bandsim_foot", None)
+    if foot is None:
+        fig.bandsim_footer = fig.supxlabel(text, fontsize=ffs, color="0.35")
+        return
+    strip = (text.count("\n") + 1) * ffs * 1.35 / 72 + 0.06  # inches for the footer lines
+    fig.set_figheight(H + strip)
+    fig.bandsim_strips.set_height_ratios((H, strip))
+    fig.bandsim_footer = foot.text(0.5, 0.5, text, ha="center", va="center", fontsize=ffs,
+                                   color="0.35", transform=foot.transSubfigure)
 
 
 def round_axis(ax, xscale):

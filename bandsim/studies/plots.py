@@ -469,8 +469,10 @@ def shared_legend(fig, axes, fontsize=7, title=None):
         return None
     labels = sorted(handles, key=natural_key)
     target = getattr(fig, "bandsim_main", fig)
-    if getattr(fig, "bandsim_narrow", False):  # a column-wide figure: below the panels
-        longest = max(len(lab) for lab in labels)
+    longest = max(len(lab) for lab in labels)
+    beside = (0.55 * longest + 4) * fontsize / 72  # inches of a legend column
+    if getattr(fig, "bandsim_narrow", False) or beside > 0.3 * fig.get_figwidth():
+        # a column-wide figure, or labels too long to sit beside: below the panels
         ncols = max(1, min(len(labels), int(fig.get_figwidth() * 72
                                             / (fontsize * (0.55 * longest + 3.5)))))
         loc = "outside lower center"

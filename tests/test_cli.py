@@ -61,8 +61,9 @@ def test_console_script_runs():
 
 
 def test_reproduce_and_sweep_commands(tmp_path, capsys):
+    # the wiring, not the drawing (test_figures.py draws every figure): a small PNG only
     assert main(["reproduce", "thesis-6.3", "--out", str(tmp_path), "--runs", "10",
-                 "--horizon", "1e4"]) == 0
+                 "--horizon", "1e4", "--dpi", "40", "--format", "png"]) == 0
     assert (tmp_path / "thesis-6.3.png").exists()
     study = tmp_path / "s.toml"
     study.write_text('[study]\nhorizon = 1e4\nruns = 10\n[grid]\nalgorithm = ["batch-se"]\n'

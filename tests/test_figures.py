@@ -237,8 +237,12 @@ def test_versus_plot_one_panel_per_instance_log_y_sorted_legend(tmp_path, drawn)
     assert main(["plot", str(d / "out"), "--x", "epsilon", "--by", "algorithm", "--yscale",
                  "log", "--out", str(out), "--dpi", "30", "--format", "png,svg",
                  "--overlay", "lai-robbins,dp-lower", "--width", "page"]) == 0
-    (fig,) = drawn
+    assert main(["plot", str(d / "out"), "--facet", "algorithm", "--by", "instance,epsilon",
+                 "--yscale", "log", "--width", "column", "--out", str(tmp_path / "f.png"),
+                 "--dpi", "30", "--format", "png"]) == 0
+    fig, facet = drawn
     assert fig["outside"] == [] and "T = 3,000" in fig["title"] and "3 runs" in fig["title"]
+    assert facet["outside"] == [] and facet["size"][0] == 3.5  # column width kept
     assert out.stat().st_size > 3000 and (tmp_path / "v.svg").read_text().startswith("<?xml")
 
 

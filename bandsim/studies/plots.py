@@ -437,10 +437,13 @@ def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None, title_li
         for j in range(n):
             axes.append(main.add_subplot(gs[r, x0 + 2 * j:x0 + 2 * j + 2]))
     fig.bandsim_small = width is not None and W / ncol < 3.0
-    fig.bandsim_narrow = W < 5.0  # legend below the panels, not beside them
+    fig.bandsim_preset = width is not None  # a fixed width: the legend must fit inside it
+    fig.bandsim_narrow = fig.bandsim_preset and W < 5.0  # legend below the panels
     if fig.bandsim_small:
         for ax in axes:
             ax.tick_params(which="both", labelsize=6.5)
+            ax.xaxis.get_offset_text().set_fontsize(6.5)
+            ax.yaxis.get_offset_text().set_fontsize(6.5)
     return fig, axes
 
 
@@ -471,15 +474,21 @@ def shared_legend(fig, axes, fontsize=7, title=None):
     target = getattr(fig, "bandsim_main", fig)
     longest = max(len(lab) for lab in labels)
     beside = (0.55 * longest + 4) * fontsize / 72  # inches of a legend column
-    if getattr(fig, "bandsim_narrow", False) or beside > 0.3 * fig.get_figwidth():
+    preset = getattr(fig, "bandsim_preset", False)
+    if getattr(fig, "bandsim_narrow", False) or (preset and beside > 0.3 * fig.get_figwidth()):
         # a column-wide figure, or labels too long to sit beside: below the panels
+        # an entry: its text, the handle (2 em), the pad and the column spacing (2.8 em)
         ncols = max(1, min(len(labels), int(fig.get_figwidth() * 72
-                                            / (fontsize * (0.55 * longest + 3.5)))))
+                                            / (fontsize * (0.6 * longest + 5.5)))))
         loc = "outside lower center"
+        rows = -(-len(labels) // ncols)  # the figure grows by the legend's rows
+        fig.set_figheight(fig.get_figheight() + rows * fontsize * 1.45 / 72 + 0.1)
     else:  # beside the panels: as many entries per column as fit their height
         per_col = max(1, int((fig.get_figheight() - 0.9) * 72 / (fontsize * 1.9)))
         ncols = -(-len(labels) // per_col)
         loc = "outside right center"
+        if not preset:  # no width asked for: the figure grows by the legend, panels keep theirs
+            fig.set_figwidth(fig.get_figwidth() + ncols * beside)
     return target.legend([handles[lab] for lab in labels], labels, loc=loc, ncols=ncols,
                          fontsize=fontsize, frameon=False, title=title,
                          title_fontsize=fontsize)

@@ -243,13 +243,21 @@ def batch_table(config):
 @command
 def cmd_run(args, console):
     """``bandsim run``: simulate every combination, print one summary table (or JSON list)."""
+    from .. import resources
+
+    previous = resources.set_budget(args.memory) if args.memory is not None else None
+    try:
+        return _run(args, console)
+    finally:  # --memory holds for this command only (main() may be called again in-process)
+        if args.memory is not None:
+            resources.restore_budget(previous)
+
+
+def _run(args, console):
     import secrets
 
-    from .. import resources
     from ..studies.jobs import run_jobs
 
-    if args.memory is not None:
-        resources.set_budget(args.memory)
     if args.seed is None:  # one root seed for the whole grid: common random instances
         args.seed = secrets.randbits(63)
     jobs = expand(args)

@@ -74,7 +74,7 @@ def add_parsers(sub):
     plot = sub.add_parser("plot", help="regret curves, or final regret against a parameter, "
                                        "of every result in a directory")
     plot.add_argument("dir", help="a directory written by sweep, reproduce or run --out")
-    plot.add_argument("--out", default=None, help="figure file (default DIR/plot.png and .pdf)")
+    plot.add_argument("--out", default=None, help="figure file (default DIR/plot.png; other formats beside it)")
     plot.add_argument("--time-average", action="store_true", help="plot Reg(t)/t")
     plot.add_argument("--x", default=None, metavar="PARAM",
                       help="final regret against this setting (epsilon, scale, arms, ...)")
@@ -105,8 +105,9 @@ def _figure_args(p, xscale_default="linear"):
     p.add_argument("--xscale", default=xscale_default, choices=("linear", "log"),
                    help="x axis (default: linear for regret curves, as the papers; log for "
                         "--x over a factor of 10 or more)")
-    p.add_argument("--format", default="png,pdf",
-                   help="figure formats, comma-separated among png, pdf, svg (default png,pdf)")
+    p.add_argument("--format", default="png",
+                   help="figure formats, comma-separated among png, pdf, svg (default png; "
+                        "vector pdf/svg for a paper cost ~0.5 s each)")
     p.add_argument("--width", default=None, choices=("column", "page"),
                    help="fit one column (3.5 in) or the page width (7 in) of a two-column "
                         "paper (default: 4 in per panel)")

@@ -1,7 +1,7 @@
 """The seeds' figures, as data: what to simulate for each panel and curve.
 
 ``bandsim reproduce FIGURE --out DIR`` simulates every curve, writes one
-Parquet file per curve (:mod:`bandsim.store`), the figure as PNG and PDF and
+Parquet file per curve (:mod:`bandsim.store`), the figure (PNG; PDF/SVG with --format) and
 a JSON summary.
 
 Figures

@@ -90,7 +90,7 @@ def slot(p, curve, job, panel):
 def reproduce(name, out, *, runs=None, horizon=None, seed=1, instance_file=None,
               threads=None, console=None, backend="local", scheduler=None, overwrite=False,
               dpi=300, xscale="linear", formats=("png", "pdf"), width=None):
-    """Simulate every curve of figure ``name``; write Parquet, PNG, PDF and JSON to ``out``.
+    """Simulate every curve of figure ``name``; write Parquet, the figure and JSON to ``out``.
 
     Parameters
     ----------

@@ -24,7 +24,7 @@ import math
 
 
 from ..errors import ConfigError
-from .common import command, floats, ints, one_int, strict_json, wide_console
+from .common import command, floats, ints, one_int, registers, strict_json, wide_console
 
 
 def _print_json(x):
@@ -92,18 +92,9 @@ def _sampled(args, console):
     return 1 if 1 in codes else 2 if 2 in codes else 0
 
 
+@registers
 def add_parser(sub):
-    """Register the ``audit`` subcommand on the top-level subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The ``bandsim`` subcommands.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-    """
+    """Register the ``audit`` subcommand on the top-level subparsers."""
     from ..registry import auditable  # not privacy.audit: --help needs no scipy
 
     a = sub.add_parser("audit", help="exact privacy of one batch; accounting for returning users",

@@ -51,6 +51,37 @@ def command(func=None, *, returns=_EXIT):
     return decorate if func is None else decorate(func)
 
 
+_REGISTERS_DOC = """
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``bandsim`` subcommands.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The new subcommand's parser.
+"""
+
+
+def registers(func):
+    """Decorate an ``add_parser(sub)``: append the numpydoc sections they all share.
+
+    Parameters
+    ----------
+    func : callable
+        ``add_parser(sub) -> ArgumentParser`` whose docstring is its summary.
+
+    Returns
+    -------
+    callable
+        ``func`` itself.
+    """
+    func.__doc__ = (func.__doc__ or "").rstrip() + _REGISTERS_DOC
+    return func
+
+
 def floats(text):
     """A comma list of numbers (empty items dropped; the fields' own checks judge ranges).
 

@@ -9,21 +9,12 @@ import itertools
 from pathlib import Path
 
 from ..errors import ConfigError
-from .common import command, floats, ints, one_int, print_rows, wide_console
+from .common import command, floats, ints, one_int, print_rows, registers, wide_console
 
 
+@registers
 def add_parser(sub):
-    """Register ``bandsim run``; its parameter flags come from the registry.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The ``bandsim`` subcommands.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-    """
+    """Register ``bandsim run``; its parameter flags come from the registry."""
     from ..registry import all_params
 
     run = sub.add_parser("run", help="simulate an algorithm on an instance")

@@ -6,21 +6,12 @@
 moved against a previous board. See docs/suite.md.
 """
 from ..errors import ConfigError
-from .common import command, one_int, plain, wide_console
+from .common import command, one_int, plain, registers, wide_console
 
 
+@registers
 def add_parser(sub):
-    """Register ``bandsim suite``.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The ``bandsim`` subcommands.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-    """
+    """Register ``bandsim suite``."""
     p = sub.add_parser("suite", help="the private-bandit benchmark and its audited leaderboard")
     tier = p.add_mutually_exclusive_group()
     tier.add_argument("--quick", dest="tier", action="store_const", const="quick",

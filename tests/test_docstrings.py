@@ -15,7 +15,8 @@ numpydoc_validate = pytest.importorskip("numpydoc.validate")
 pytestmark = pytest.mark.fast
 
 CHECKED = {"GL08", "PR01", "PR02", "RT01"}
-API_MODULES = ["bandsim.studies.plots", "bandsim.studies.plotdir", "bandsim.studies.bounds", "bandsim.studies.reproduce",
+API_MODULES = ["bandsim.studies.plots", "bandsim.studies.plotdir", "bandsim.studies.bounds",
+               "bandsim.studies.reproduce",
                "bandsim.resources", "bandsim.errors"]
 
 

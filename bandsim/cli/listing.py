@@ -1,4 +1,6 @@
-"""``bandsim list [--json]``: algorithms, mechanisms, instances and figures, from their declarations.
+"""``bandsim list [--json]``: algorithms, mechanisms, instances and figures.
+
+Generated from the registered declarations (plug-ins included).
 
 The table view prints one table per kind; ``--json`` prints one strict JSON
 list with one object per entry, each with a ``kind`` (``algorithm``,

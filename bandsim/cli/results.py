@@ -74,7 +74,8 @@ def add_parsers(sub):
     plot = sub.add_parser("plot", help="regret curves, or final regret against a parameter, "
                                        "of every result in a directory")
     plot.add_argument("dir", help="a directory written by sweep, reproduce or run --out")
-    plot.add_argument("--out", default=None, help="figure file (default DIR/plot.png; other formats beside it)")
+    plot.add_argument("--out", default=None,
+                      help="figure file (default DIR/plot.png; other formats beside it)")
     plot.add_argument("--time-average", action="store_true", help="plot Reg(t)/t")
     plot.add_argument("--x", default=None, metavar="PARAM",
                       help="final regret against this setting (epsilon, scale, arms, ...)")

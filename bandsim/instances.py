@@ -63,6 +63,12 @@ BERRY_ESSEEN_C = 0.4748
 def thesis_means(name, arms):
     """Means of the thesis instance ``C1``…``C4`` with ``arms`` arms.
 
+    Parameters
+    ----------
+    name : {"C1", "C2", "C3", "C4"}
+    arms : int
+        K.
+
     Returns
     -------
     float64 (arms,)
@@ -109,7 +115,19 @@ norm = _Normal()
 
 
 def clipped_gaussian_moments(mu, sigma):
-    """Mean and variance of clip(N(mu, sigma²), 0, 1), elementwise (float64 arrays)."""
+    """Mean and variance of clip(N(mu, sigma²), 0, 1), elementwise (float64 arrays).
+
+    Parameters
+    ----------
+    mu : array_like of float
+        Location of the Gaussian.
+    sigma : float
+        Its standard deviation, > 0.
+
+    Returns
+    -------
+    mean, var : float64 arrays shaped like ``mu``
+    """
     mu = np.asarray(mu, dtype=np.float64)
     a = (0.0 - mu) / sigma
     b = (1.0 - mu) / sigma
@@ -305,6 +323,8 @@ def categorical_instance(values, probs, name="categorical", source=None, atol=1e
     name : str
     source : dict, optional
         Provenance, recorded in the result's config.
+    atol : float
+        Tolerance of each row's probability sum.
 
     Returns
     -------
@@ -355,6 +375,10 @@ def make_instance(instance=None, arms=None, runs=1, rewards="bernoulli", sigma=0
         Explicit arm means in [0, 1].
     rng : numpy.random.Generator, optional
         Source of the random instances (``easy``/``hard``).
+
+    Returns
+    -------
+    Instance
 
     Raises
     ------

@@ -18,7 +18,17 @@ Z95 = 1.959963984540054  # standard normal 97.5 % quantile
 
 
 def json_safe(obj):
-    """``obj`` with every NaN/±inf float replaced by None (strict JSON)."""
+    """``obj`` with every NaN/±inf float replaced by None (strict JSON).
+
+    Parameters
+    ----------
+    obj : object
+        Nested dicts, lists, tuples, numpy scalars and arrays.
+
+    Returns
+    -------
+    object
+    """
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, dict):
@@ -38,7 +48,18 @@ def _canonical(d):
 
 
 def mean_ci(x):
-    """Mean and half-width of its normal-approximation 95 % confidence interval."""
+    """Mean and half-width of its normal-approximation 95 % confidence interval.
+
+    Parameters
+    ----------
+    x : array_like of float
+
+    Returns
+    -------
+    mean : float
+    half : float
+        1.96 · s / √n; NaN for one value.
+    """
     x = np.asarray(x, dtype=np.float64)
     n = x.size
     m = float(x.mean())

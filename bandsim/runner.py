@@ -36,6 +36,14 @@ BINARIZATION_NOTE = (
 def default_checkpoints(horizon, n=128):
     """About ``n`` checkpoints: half log-spaced from 1, half evenly spaced, last = T.
 
+    Parameters
+    ----------
+    horizon : int
+        T.
+    n : int
+        Checkpoints asked for; duplicates among the small log-spaced times
+        are merged, so a few fewer remain (122–125 of 128 for large T).
+
     Returns
     -------
     int64 (C,)
@@ -51,7 +59,24 @@ def default_checkpoints(horizon, n=128):
 
 
 def resolve_checkpoints(checkpoints, horizon):
-    """Validate user checkpoints: increasing integers in [1, T]; T is appended."""
+    """Validate user checkpoints: increasing integers in [1, T]; T is appended.
+
+    Parameters
+    ----------
+    checkpoints : None, int or sequence of int
+        None: :func:`default_checkpoints`; an int: that many default
+        checkpoints; a sequence: explicit times.
+    horizon : int
+
+    Returns
+    -------
+    int64 (C,)
+
+    Raises
+    ------
+    ConfigError
+        Times outside [1, T] or not integers; a count outside [2, 100,000].
+    """
     if checkpoints is None:
         return default_checkpoints(horizon)
     if np.isscalar(checkpoints):
@@ -67,9 +92,14 @@ def resolve_checkpoints(checkpoints, horizon):
 
 
 def versions():
-    """Versions of bandsim and of the libraries that shape its numbers, and the sampler
-    implementations (:data:`bandsim.kernels.samplers.SAMPLERS`) with the digest of the
-    kernel sources that compiled them."""
+    """Versions that shape the numbers: bandsim, numpy, numba, the kernel sources' digest.
+
+    Also the sampler implementations (:data:`bandsim.kernels.samplers.SAMPLERS`).
+
+    Returns
+    -------
+    dict
+    """
     import numba
 
     from . import __version__
@@ -90,6 +120,17 @@ def sampler_provenance(algo, rewards):
     The mechanism's declared samplers (``Mechanism.samplers``) and the reward
     model's, each resolved to its implementation in
     :data:`bandsim.kernels.samplers.SAMPLERS` where it names one.
+
+    Parameters
+    ----------
+    algo : bandsim.Algorithm
+    rewards : str
+        Reward model of the instance.
+
+    Returns
+    -------
+    dict
+        ``mechanism``, ``declared``, ``rewards``, ``implementations``.
     """
     from .kernels.samplers import SAMPLERS
 
@@ -304,6 +345,17 @@ def check_memory(runs, n_checkpoints, arms, rpar_width=4):
     Per run: the regret at every checkpoint, N_a(T), elimination times, true
     means, gaps and reward parameters (float64/int64), and a random instance's
     means: 8 (C + (5 + P) K) bytes.
+
+    Parameters
+    ----------
+    runs, n_checkpoints, arms : int
+    rpar_width : int
+        P, reward parameters per arm.
+
+    Raises
+    ------
+    ConfigError
+        Beyond the budget (:mod:`bandsim.resources`), naming ``runs``.
     """
     from . import resources
 

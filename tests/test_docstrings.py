@@ -16,8 +16,8 @@ pytestmark = pytest.mark.fast
 
 CHECKED = {"GL08", "PR01", "PR02", "RT01"}
 API_MODULES = ["bandsim.studies.plots", "bandsim.studies.plotdir", "bandsim.studies.bounds",
-               "bandsim.studies.reproduce",
-               "bandsim.resources", "bandsim.errors"]
+               "bandsim.studies.reproduce", "bandsim.resources", "bandsim.errors",
+               "bandsim.runner", "bandsim.results", "bandsim.instances", "bandsim.datasets.files"]
 
 
 def _public_functions():

@@ -49,7 +49,18 @@ class DataFormatError(ConfigError):
 
 
 def sha256(path, chunk=1 << 20):
-    """Hex SHA-256 of a file's bytes."""
+    """Hex SHA-256 of a file's bytes.
+
+    Parameters
+    ----------
+    path : str or Path
+    chunk : int
+        Bytes read at a time.
+
+    Returns
+    -------
+    str
+    """
     h = hashlib.sha256()
     with open(path, "rb") as f:
         while block := f.read(chunk):
@@ -58,13 +69,32 @@ def sha256(path, chunk=1 << 20):
 
 
 def file_provenance(path):
-    """Path, size and SHA-256 of a source file (for instance metadata)."""
+    """Path, size and SHA-256 of a source file (for instance metadata).
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    dict
+        ``path`` (resolved), ``bytes``, ``sha256``.
+    """
     p = Path(path).resolve()
     return {"path": str(p), "bytes": p.stat().st_size, "sha256": sha256(p)}
 
 
 def library_versions(*names):
-    """Versions of the named libraries that are importable."""
+    """Versions of the named libraries that are importable (bandsim, numpy, pyarrow always).
+
+    Parameters
+    ----------
+    *names : str
+
+    Returns
+    -------
+    dict of str -> str
+    """
     import importlib.metadata as md
 
     out = {}
@@ -129,6 +159,10 @@ def write_instance(path, values, probs, *, name, kind, provenance, labels=None,
 
 def read_instance_table(path):
     """The arms table and metadata of an instance file.
+
+    Parameters
+    ----------
+    path : str or Path
 
     Returns
     -------

@@ -48,8 +48,14 @@ def _descriptions():
 
     return {"list": listing.__doc__, "run": run.__doc__, "reproduce": _reproduce.__doc__,
             "sweep": _sweep.__doc__, "instances": instances.__doc__, "audit": audit.__doc__,
-            "suite": suite.__doc__, "results": results.PLOT_HELP["results"],
-            "plot": results.PLOT_HELP["plot"]}
+            "suite": suite.__doc__, "results": _wrap(results.PLOT_HELP["results"]),
+            "plot": _wrap(results.PLOT_HELP["plot"])}
+
+
+def _wrap(text, width=78):
+    import textwrap
+
+    return "\n".join(textwrap.fill(line, width) for line in text.split("\n"))
 
 
 def describe(sub):

@@ -73,7 +73,8 @@ def drawn(monkeypatch):
     def save(fig, *a, **kw):
         seen.append(dict(outside=text_outside(fig), title=fig.bandsim_title.get_text(),
                          footer=fig.bandsim_footer.get_text(),
-                         size=tuple(fig.get_size_inches())))
+                         size=tuple(fig.get_size_inches()),
+                         panels=len(getattr(fig, "bandsim_main", fig).axes)))
         return original(fig, *a, **kw)
 
     monkeypatch.setattr(plots, "save", save)
@@ -242,7 +243,16 @@ def test_versus_plot_one_panel_per_instance_log_y_sorted_legend(tmp_path, drawn)
     assert main(["plot", str(d / "out"), "--facet", "algorithm", "--by", "instance,epsilon",
                  "--yscale", "log", "--width", "column", "--out", str(tmp_path / "f.png"),
                  "--dpi", "30", "--format", "png"]) == 0
-    fig, facet = drawn
+    from bandsim.studies import plotdir
+
+    plotdir.MAX_CURVES = 4  # a crowded panel (6 curves) splits by algorithm by itself
+    try:
+        assert main(["plot", str(d / "out"), "--out", str(tmp_path / "auto.png"),
+                     "--dpi", "30"]) == 0
+    finally:
+        plotdir.MAX_CURVES = 12
+    fig, facet, auto = drawn
+    assert fig["panels"] == 2 and auto["panels"] == 4 and auto["outside"] == []
     assert fig["outside"] == [] and "T = 3,000" in fig["title"] and "3 runs" in fig["title"]
     assert facet["outside"] == [] and facet["size"][0] == 3.5  # column width kept
     assert out.stat().st_size > 3000 and (tmp_path / "v.svg").read_text().startswith("<?xml")

@@ -7,7 +7,8 @@ that were simulated, and a footer with the seed(s) and bandsim version:
 regret curves (default)
     mean pseudo-regret Reg(t) (or Reg(t)/t with ``time_average``) against t,
     with 95 % bands; one panel per value of the ``facet`` columns (default:
-    instance, K, reward model and horizon).
+    instance, K, reward model and horizon, and the algorithm too when a panel
+    would hold more than :data:`MAX_CURVES` curves).
 regret against a parameter (``x="epsilon"`` or any swept setting)
     final Reg(T) (or Reg(T)/T) against the parameter, with 95 % error bars;
     one series per value of the ``by`` columns (default: the algorithm and
@@ -39,6 +40,8 @@ from ..errors import ConfigError
 OVERLAYS = ("lai-robbins", "dp-lower")
 #: Default panel grouping of ``bandsim plot``.
 FACET = ("instance", "arms", "rewards", "horizon")
+#: Curves per panel beyond which the default grouping adds one panel per algorithm.
+MAX_CURVES = 12
 _SHORT = {"epsilon": "ε", "delta": "δ", "scale": "s", "beta": "β", "growth": "η",
           "arms": "K", "horizon": "T", "sigma": "σ"}
 #: Row keys that are not settings (never grouped on, never in a label).
@@ -165,7 +168,11 @@ def plot_rows(rows, files, out, *, x=None, by=None, facet=None, time_average=Fal
     settings = [c for c in rows[0] if c not in NOT_SETTINGS]
     if overlay and x is not None:  # the bounds need each result's instance
         rows = [{**r, "_config": load(files[r["file"]]).config} for r in rows]
-    facet = facet or [c for c in FACET if c != x]
+    if facet is None:
+        facet = [c for c in FACET if c != x]
+        crowded = max(_count_by(rows, facet).values()) > MAX_CURVES
+        if x is None and crowded and len({r["algorithm"] for r in rows}) > 1:
+            facet.append("algorithm")  # e.g. a 54-job sweep: one panel per algorithm
     panels = {}
     for r in rows:
         panels.setdefault(tuple(r.get(c) for c in facet), []).append(r)
@@ -179,6 +186,8 @@ def plot_rows(rows, files, out, *, x=None, by=None, facet=None, time_average=Fal
             per_algo.setdefault(r["algorithm"], []).append(r)
         inner = {c for group in per_algo.values() for c in _varying(group, rest)}
         by = ["algorithm"] + [c for c in rest if c in inner and c != "algorithm"]
+        if "algorithm" in facet and len(by) > 1:  # the panel names it: ε=… alone, one style
+            by = by[1:]                           # per value across panels
     series_cols = by
     labels = sorted({_label(r, series_cols) for r in rows}, key=natural_key)
     index = {lab: i for i, lab in enumerate(labels)}
@@ -224,6 +233,14 @@ def plot_rows(rows, files, out, *, x=None, by=None, facet=None, time_average=Fal
               f" (drawn by bandsim {__version__})")
     provenance(fig, title, footer)
     return save(fig, out, dpi=dpi, formats=formats)
+
+
+def _count_by(rows, cols):
+    out = {}
+    for r in rows:
+        k = tuple(r.get(c) for c in cols)
+        out[k] = out.get(k, 0) + 1
+    return out
 
 
 def _label(r, cols):

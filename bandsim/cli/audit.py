@@ -24,9 +24,9 @@ import math
 
 
 from ..errors import ConfigError, check_int
-from ..registry import get_algorithm, get_mechanism
+from ..registry import auditable, get_algorithm, get_mechanism
 from ..runner import MAX_HORIZON
-from .common import floats, ints, one_int, strict_json, wide_console
+from .common import command, floats, ints, one_int, registers, strict_json, wide_console
 from .run import add_param_flags
 
 
@@ -67,7 +67,8 @@ def _sampled(args, console):
     reports = []
     out = _out()
     for name, eps, n in itertools.product(names, args.epsilon, sizes):
-        r = sampled(name, eps, n, draws=args.draws or DRAWS, seed=args.seed, delta=args.delta,
+        draws = DRAWS if args.draws is None else args.draws  # --draws 0 is refused, not 1e6
+        r = sampled(name, eps, n, draws=draws, seed=args.seed, delta=args.delta,
                     scale=args.scale, p=args.p, horizon=args.horizon)
         reports.append(r)
         if args.json:
@@ -94,12 +95,11 @@ def _sampled(args, console):
     return 1 if 1 in codes else 2 if 2 in codes else 0
 
 
+@registers
 def add_parser(sub):
     """Register the ``audit`` subcommand on the top-level subparsers."""
-    from ..privacy.audit import auditable
-
     a = sub.add_parser("audit", help="exact privacy of one batch; accounting for returning users",
-                       description=__doc__.split("\n\n")[1])
+                       description=__doc__)
     a.add_argument("algorithm", nargs="?", default="all",
                    help=f"algorithm(s), comma-separated, or 'all' ({', '.join(auditable())})")
     a.add_argument("--epsilon", type=floats, default=None,
@@ -129,8 +129,6 @@ def add_parser(sub):
 
 
 def _algorithms(text, need_delta, delta):
-    from ..privacy.audit import auditable
-
     known = auditable()
     names = list(known) if text == "all" else [x.strip() for x in text.split(",") if x]
     for x in names:
@@ -144,9 +142,9 @@ def _algorithms(text, need_delta, delta):
     return names, skipped
 
 
+@command(returns="0 if every audit passes, 1 if one fails, 2 if a batch cannot be audited")
 def cmd_audit(args, console):
     """Run ``bandsim audit`` (see the module docstring)."""
-
     args.horizon = check_int("horizon", args.horizon, 2, MAX_HORIZON)
 
     if args.returning is None:

@@ -49,7 +49,7 @@ def _descriptions():
     """Command → the module docstring that describes it (shown by ``--help``)."""
     return {"list": listing.__doc__, "run": run.__doc__, "reproduce": _reproduce.__doc__,
             "sweep": _sweep.__doc__, "instances": instances.__doc__, "audit": audit.__doc__,
-            "suite": suite.__doc__, "results": _wrap(results.PLOT_HELP["results"]),
+            "suite": suite.__doc__, "plugin": plugin.__doc__, "results": _wrap(results.PLOT_HELP["results"]),
             "plot": _wrap(results.PLOT_HELP["plot"])}
 
 

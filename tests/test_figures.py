@@ -65,7 +65,7 @@ def text_outside(fig):
 @pytest.fixture
 def drawn(monkeypatch):
     """Figures handed to plots.save, each checked before it is written."""
-    from bandsim.studies import plots
+    from bandsim.studies import plotdir, plots, reproduce
 
     seen = []
     original = plots.save
@@ -77,7 +77,8 @@ def drawn(monkeypatch):
                          panels=len(getattr(fig, "bandsim_main", fig).axes)))
         return original(fig, *a, **kw)
 
-    monkeypatch.setattr(plots, "save", save)
+    for module in (plots, plotdir, reproduce):  # each imports save at module level
+        monkeypatch.setattr(module, "save", save)
     return seen
 
 

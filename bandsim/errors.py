@@ -142,3 +142,32 @@ def check_numba_environment(environ=None):
             raise ConfigError("NUMBA_NUM_THREADS", value, "must be a positive integer (or "
                                                           "unset: every CPU); bandsim's "
                                                           "--threads sets its own workers")
+
+
+def import_numba(environ=None):
+    """Import numba even when ``NUMBA_NUM_THREADS`` is invalid; bandsim refuses it later.
+
+    numba's own import raises a ValueError from deep inside numba for
+    ``NUMBA_NUM_THREADS=0``. ``import bandsim`` loads the kernels (the built-ins
+    register at import), so an invalid value is hidden while numba is imported
+    and put back after: :func:`check_numba_environment` then refuses it in one
+    line, from the command line (exit 2) and from ``simulate``, before any work.
+
+    Parameters
+    ----------
+    environ : mutable mapping, optional
+        Default ``os.environ``.
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    try:
+        check_numba_environment(env)
+        hidden = None
+    except ConfigError:
+        hidden = env.pop("NUMBA_NUM_THREADS")
+    try:
+        import numba  # noqa: F401
+    finally:
+        if hidden is not None:
+            env["NUMBA_NUM_THREADS"] = hidden

@@ -229,6 +229,13 @@ def test_numba_environment_is_checked_or_works():
               "--runs", "2", env={"NUMBA_NUM_THREADS": "0"})
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.startswith("error: NUMBA_NUM_THREADS='0'")
+    # `import bandsim` loads numba (the built-ins register at import): the API refuses too
+    api = subprocess.run([sys.executable, "-c", "import bandsim\ntry:\n"
+                          "    bandsim.simulate('batch-se', instance='C1', arms=3, horizon=1000)\n"
+                          "except bandsim.ConfigError as e:\n    print(e)"],
+                         capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "NUMBA_NUM_THREADS": "0"})
+    assert api.returncode == 0 and api.stdout.startswith("NUMBA_NUM_THREADS='0' is invalid")
     nojit = cli("run", "batch-se", "--instance", "C1", "--arms", "3", "--horizon", "1000",
                 "--runs", "2", "--seed", "1", "--json", env={"NUMBA_DISABLE_JIT": "1"})
     assert nojit.returncode == 0, nojit.stderr[-2000:]

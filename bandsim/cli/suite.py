@@ -59,7 +59,7 @@ def cmd_suite(args, console):
     term = wide_console()
     term.print(f"[bold]{lb.title_of(meta)}[/]")
     for line in lb.header_lines(meta):
-        term.print(line, highlight=False)
+        term.print(plain(line), highlight=False)
     for table in lb.rich_tables(lb.sections(rows, board, meta, cells=show_cells)):
         term.print(table)
     term.print(lb.LEGEND, style="dim", highlight=False)
@@ -82,7 +82,7 @@ def cmd_suite(args, console):
         status = 1
     failed = sorted({b["algorithm"] for b in board if b.get("failed")})
     if failed:
-        console.print(f"[bold red]privacy audit FAILed[/] for {', '.join(failed)}: not ranked "
-                      "(see the \"failed audit\" table)", highlight=False)
+        console.print(f"[bold red]privacy audit FAILed[/] for {plain(', '.join(failed))}: "
+                      "not ranked (see the \"failed audit\" table)", highlight=False)
         status = 1
     return status

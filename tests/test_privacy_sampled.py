@@ -40,14 +40,14 @@ def test_the_list_covers_every_builtin_mechanism_with_kernels():
 
 
 @functools.lru_cache(maxsize=None)
-def audit_of(name):
+def sampled_of(name):
     """The sampled audit of a built-in mechanism's batch (deterministic: computed once)."""
     return sampled_audit(derive(name))
 
 
 @pytest.mark.parametrize("name", sorted(KERNEL_MECHANISMS))
 def test_every_mechanism_with_kernels_passes_the_sampled_audit(name):
-    r = audit_of(name)
+    r = sampled_of(name)
     assert r.code == 0, r.verdict()
     assert all(c.draws >= DRAWS for c in r.checks) and r.bounds
     paths = {c.path for c in r.checks}
@@ -58,7 +58,7 @@ def test_every_mechanism_with_kernels_passes_the_sampled_audit(name):
 
 def test_the_bound_is_tight_for_pure_dp():
     """ε_lb of discrete Laplace is within a few percent of ε: the test has power."""
-    r = audit_of("dist-dp")  # the same audit as the dist-dp case above: run once
+    r = sampled_of("dist-dp")  # the same audit as the dist-dp case above: run once
     assert 0.9 * EPS < r.epsilon_lb <= EPS
 
 

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test test-fast bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# a first check in under a minute (once the kernels are compiled): command line,
+# configuration, bad input, layout, docstrings, API (tests marked `fast`, tests/conftest.py)
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m fast
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest benchmarks -q -s --benchmark-only --benchmark-columns=min,median,max,rounds \

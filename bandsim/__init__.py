@@ -9,7 +9,10 @@ Plug-ins declare an :class:`Algorithm` or a :class:`Mechanism` and
 :func:`register` it; :mod:`bandsim.plugin` holds everything a plug-in needs
 (docs/plugins.md).
 """
+from . import errors as _errors
 from ._version import __version__
+
+_errors.import_numba()  # an invalid NUMBA_NUM_THREADS is refused by bandsim, in one line
 from . import loading as _loading  # noqa: F401  (installs the plug-in loader)
 from . import registry as _registry
 from .errors import ConfigError

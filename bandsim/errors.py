@@ -16,7 +16,27 @@ class ConfigError(ValueError):
 
 
 def check_range(field, value, lo=None, hi=None, lo_open=True, hi_open=True):
-    """Return ``float(value)`` if it lies in the interval, else raise ConfigError."""
+    """Return ``float(value)`` if it lies in the interval, else raise ConfigError.
+
+    Parameters
+    ----------
+    field : str
+        Name shown in the error.
+    value : object
+    lo, hi : float, optional
+        Bounds (None: unbounded).
+    lo_open, hi_open : bool
+        Exclude the bound.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ConfigError
+        Not a number, NaN, or outside the interval.
+    """
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -36,10 +56,33 @@ def check_range(field, value, lo=None, hi=None, lo_open=True, hi_open=True):
 
 
 def check_int(field, value, lo, hi=None):
-    """Return ``int(value)`` if it is an integer in [lo, hi], else raise ConfigError."""
+    """Return ``int(value)`` if it is an integer in [lo, hi], else raise ConfigError.
+
+    Booleans are refused (``runs=True`` is not one run); integral floats
+    such as ``5e7`` are accepted.
+
+    Parameters
+    ----------
+    field : str
+    value : object
+    lo : int
+    hi : int, optional
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ConfigError
+        Not an integer, a boolean, or out of range.
+    """
     import numbers
 
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+    if isinstance(value, (bool, np_bool_types())):  # True is not 1 run
+        raise ConfigError(field, value, "must be an integer" + _int_range(lo, hi)
+                          + ", not a boolean")
+    if isinstance(value, numbers.Integral):
         x = int(value)  # exact, also beyond 2**53
     else:
         try:
@@ -56,5 +99,75 @@ def check_int(field, value, lo, hi=None):
     return x
 
 
+def np_bool_types():
+    """numpy's boolean scalar type, if numpy is loaded.
+
+    Returns
+    -------
+    tuple of type
+    """
+    import sys
+
+    np = sys.modules.get("numpy")
+    return (np.bool_,) if np is not None else ()
+
+
 def _int_range(lo, hi):
     return f" in [{lo:,}, {hi:,}]" if hi is not None else f" ≥ {lo:,}"
+
+
+def check_numba_environment(environ=None):
+    """Refuse Numba settings from the environment that would fail inside Numba's import.
+
+    Parameters
+    ----------
+    environ : mapping, optional
+        Default ``os.environ``.
+
+    Raises
+    ------
+    ConfigError
+        ``NUMBA_NUM_THREADS`` set to anything but a positive integer.
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    value = env.get("NUMBA_NUM_THREADS")
+    if value is not None and value.strip():
+        try:
+            ok = int(value) > 0
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ConfigError("NUMBA_NUM_THREADS", value, "must be a positive integer (or "
+                                                          "unset: every CPU); bandsim's "
+                                                          "--threads sets its own workers")
+
+
+def import_numba(environ=None):
+    """Import numba even when ``NUMBA_NUM_THREADS`` is invalid; bandsim refuses it later.
+
+    numba's own import raises a ValueError from deep inside numba for
+    ``NUMBA_NUM_THREADS=0``. ``import bandsim`` loads the kernels (the built-ins
+    register at import), so an invalid value is hidden while numba is imported
+    and put back after: :func:`check_numba_environment` then refuses it in one
+    line, from the command line (exit 2) and from ``simulate``, before any work.
+
+    Parameters
+    ----------
+    environ : mutable mapping, optional
+        Default ``os.environ``.
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    try:
+        check_numba_environment(env)
+        hidden = None
+    except ConfigError:
+        hidden = env.pop("NUMBA_NUM_THREADS")
+    try:
+        import numba  # noqa: F401
+    finally:
+        if hidden is not None:
+            env["NUMBA_NUM_THREADS"] = hidden

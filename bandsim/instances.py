@@ -45,6 +45,9 @@ NAMED = {
     "easy": "means iid U[0.25, 0.75], one instance per run",
     "hard": "means iid U[0.45, 0.55], one instance per run",
 }
+#: Most arms a simulation takes (named instances, explicit means, instance files):
+#: the plan tables of the elimination engines grow as stages × K².
+MAX_ARMS = 10_000
 RANDOM_RANGES = {"easy": (0.25, 0.75), "hard": (0.45, 0.55)}
 REWARDS = ("bernoulli", "gaussian")  # the choices of make_instance; files add "categorical"
 
@@ -60,6 +63,12 @@ BERRY_ESSEEN_C = 0.4748
 
 def thesis_means(name, arms):
     """Means of the thesis instance ``C1``…``C4`` with ``arms`` arms.
+
+    Parameters
+    ----------
+    name : {"C1", "C2", "C3", "C4"}
+    arms : int
+        K.
 
     Returns
     -------
@@ -107,7 +116,19 @@ norm = _Normal()
 
 
 def clipped_gaussian_moments(mu, sigma):
-    """Mean and variance of clip(N(mu, sigma²), 0, 1), elementwise (float64 arrays)."""
+    """Mean and variance of clip(N(mu, sigma²), 0, 1), elementwise (float64 arrays).
+
+    Parameters
+    ----------
+    mu : array_like of float
+        Location of the Gaussian.
+    sigma : float
+        Its standard deviation, > 0.
+
+    Returns
+    -------
+    mean, var : float64 arrays shaped like ``mu``
+    """
     mu = np.asarray(mu, dtype=np.float64)
     a = (0.0 - mu) / sigma
     b = (1.0 - mu) / sigma
@@ -301,6 +322,8 @@ def categorical_instance(values, probs, name="categorical", source=None, atol=1e
     name : str
     source : dict, optional
         Provenance, recorded in the result's config.
+    atol : float
+        Tolerance of each row's probability sum.
 
     Returns
     -------
@@ -352,6 +375,10 @@ def make_instance(instance=None, arms=None, runs=1, rewards="bernoulli", sigma=0
     rng : numpy.random.Generator, optional
         Source of the random instances (``easy``/``hard``).
 
+    Returns
+    -------
+    Instance
+
     Raises
     ------
     ConfigError
@@ -365,6 +392,8 @@ def make_instance(instance=None, arms=None, runs=1, rewards="bernoulli", sigma=0
         loc = np.asarray(means, dtype=np.float64).ravel()
         if loc.size < 2:
             raise ConfigError("means", list(loc), "needs at least 2 arms")
+        if loc.size > MAX_ARMS:
+            raise ConfigError("means", f"<{loc.size:,} means>", f"at most {MAX_ARMS:,} arms")
         if arms is not None and int(arms) != loc.size:
             raise ConfigError("arms", arms, f"must equal the number of means ({loc.size})")
         bad = loc[~((loc >= 0) & (loc <= 1))]
@@ -377,7 +406,7 @@ def make_instance(instance=None, arms=None, runs=1, rewards="bernoulli", sigma=0
         raise ConfigError("instance", instance, f"must be one of {', '.join(NAMED)}")
     if arms is None:
         raise ConfigError("arms", None, "K is required for a named instance")
-    arms = check_int("arms", arms, 2, 10_000)
+    arms = check_int("arms", arms, 2, MAX_ARMS)
     if instance in RANDOM_RANGES:
         lo, hi = RANDOM_RANGES[instance]
         rng = np.random.default_rng() if rng is None else rng

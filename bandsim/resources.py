@@ -24,7 +24,21 @@ _override = {"bytes": None}
 
 
 def parse_size(text):
-    """Bytes from ``"8G"``, ``"500M"``, ``"1.5e9"`` (ConfigError on anything else)."""
+    """Bytes from ``"8G"``, ``"500M"``, ``"1.5e9"``.
+
+    Parameters
+    ----------
+    text : str or int
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ConfigError
+        Not a positive size.
+    """
     m = re.fullmatch(r"\s*([0-9.eE+]+)\s*([KMGT]?)i?B?\s*", str(text), re.I)
     try:
         value = float(m.group(1)) * _UNITS[m.group(2).upper()]
@@ -36,7 +50,12 @@ def parse_size(text):
 
 
 def available():
-    """Bytes of memory available now (MemAvailable; else the physical memory)."""
+    """Bytes of memory available now (MemAvailable; else the physical memory).
+
+    Returns
+    -------
+    int
+    """
     try:
         with open("/proc/meminfo") as f:
             for line in f:
@@ -51,7 +70,12 @@ def available():
 
 
 def budget():
-    """The memory budget in bytes (module docstring)."""
+    """The memory budget in bytes (module docstring).
+
+    Returns
+    -------
+    int
+    """
     if _override["bytes"] is not None:
         return _override["bytes"]
     if os.environ.get(ENV):
@@ -60,12 +84,49 @@ def budget():
 
 
 def set_budget(size):
-    """Set the budget for this process (bytes or a size string; None: the default)."""
+    """Set the budget for this process.
+
+    Parameters
+    ----------
+    size : int or str or None
+        Bytes or a size string (``"8G"``); None restores the default.
+
+    Returns
+    -------
+    int or None
+        The previous override (for :func:`restore_budget`).
+
+    Raises
+    ------
+    ConfigError
+        Not a positive size.
+    """
+    previous = _override["bytes"]
     _override["bytes"] = None if size is None else parse_size(size)
+    return previous
+
+
+def restore_budget(previous):
+    """Put back the override :func:`set_budget` returned.
+
+    Parameters
+    ----------
+    previous : int or None
+    """
+    _override["bytes"] = previous
 
 
 def fmt(nbytes):
-    """A byte count for people: ``9.4 GiB``."""
+    """A byte count for people: ``9.4 GiB``.
+
+    Parameters
+    ----------
+    nbytes : float
+
+    Returns
+    -------
+    str
+    """
     x = float(nbytes)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if x < 1024 or unit == "PiB":
@@ -95,4 +156,5 @@ def check(nbytes, field, value, what, fix):
                                         f"budget: --memory or {ENV})")
 
 
-__all__ = ["ENV", "available", "budget", "check", "fmt", "parse_size", "set_budget"]
+__all__ = ["ENV", "available", "budget", "check", "fmt", "parse_size", "restore_budget",
+           "set_budget"]

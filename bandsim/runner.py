@@ -16,8 +16,9 @@ import numpy as np
 from . import registry, resources
 from ._version import __version__
 from .datasets import load_instance
-from .errors import ConfigError, check_int
-from .instances import GAUSSIAN_NOTE, NAMED, Instance, berry_esseen_bound, make_instance
+from .errors import ConfigError, check_int, check_numba_environment
+from .instances import (GAUSSIAN_NOTE, MAX_ARMS, NAMED, Instance, berry_esseen_bound,
+                        make_instance)
 from .kernels._jit import SOURCE_DIGEST
 from .kernels.rewards import GAUSSIAN_EXACT_MAX_N
 from .kernels.samplers import SAMPLERS
@@ -42,6 +43,14 @@ BINARIZATION_NOTE = (
 def default_checkpoints(horizon, n=128):
     """About ``n`` checkpoints: half log-spaced from 1, half evenly spaced, last = T.
 
+    Parameters
+    ----------
+    horizon : int
+        T.
+    n : int
+        Checkpoints asked for; duplicates among the small log-spaced times
+        are merged, so a few fewer remain (122–125 of 128 for large T).
+
     Returns
     -------
     int64 (C,)
@@ -57,7 +66,24 @@ def default_checkpoints(horizon, n=128):
 
 
 def resolve_checkpoints(checkpoints, horizon):
-    """Validate user checkpoints: increasing integers in [1, T]; T is appended."""
+    """Validate user checkpoints: increasing integers in [1, T]; T is appended.
+
+    Parameters
+    ----------
+    checkpoints : None, int or sequence of int
+        None: :func:`default_checkpoints`; an int: that many default
+        checkpoints; a sequence: explicit times.
+    horizon : int
+
+    Returns
+    -------
+    int64 (C,)
+
+    Raises
+    ------
+    ConfigError
+        Times outside [1, T] or not integers; a count outside [2, 100,000].
+    """
     if checkpoints is None:
         return default_checkpoints(horizon)
     if np.isscalar(checkpoints):
@@ -73,9 +99,14 @@ def resolve_checkpoints(checkpoints, horizon):
 
 
 def versions():
-    """Versions of bandsim and of the libraries that shape its numbers, and the sampler
-    implementations (:data:`bandsim.kernels.samplers.SAMPLERS`) with the digest of the
-    kernel sources that compiled them."""
+    """Versions that shape the numbers: bandsim, numpy, numba, the kernel sources' digest.
+
+    Also the sampler implementations (:data:`bandsim.kernels.samplers.SAMPLERS`).
+
+    Returns
+    -------
+    dict
+    """
     import numba
 
     return {"bandsim": __version__, "numpy": np.__version__, "numba": numba.__version__,
@@ -92,6 +123,17 @@ def sampler_provenance(algo, rewards):
     The mechanism's declared samplers (``Mechanism.samplers``) and the reward
     model's, each resolved to its implementation in
     :data:`bandsim.kernels.samplers.SAMPLERS` where it names one.
+
+    Parameters
+    ----------
+    algo : bandsim.Algorithm
+    rewards : str
+        Reward model of the instance.
+
+    Returns
+    -------
+    dict
+        ``mechanism``, ``declared``, ``rewards``, ``implementations``.
     """
     declared = list(registry.get_mechanism(algo.mechanism).samplers) if algo.mechanism else []
     reward = {"bernoulli": ["binomial (batch sums)", "uniform (single rewards)"],
@@ -108,57 +150,83 @@ def sampler_provenance(algo, rewards):
             "rewards": reward.get(rewards, []), "implementations": impl}
 
 
-def simulate(algorithm, *, progress=None, **options):
+def simulate(algorithm, *, instance=None, arms=None, horizon=None, runs=1000, seed=None,
+             rewards="bernoulli", sigma=0.1, means=None, checkpoints=None, threads=None,
+             instance_file=None, memory=None, progress=None, **params):
     """Simulate ``runs`` independent runs of a bandit algorithm.
 
     Parameters
     ----------
     algorithm : str
         Canonical name (``bandsim list``), e.g. ``"dp-se"``.
-    progress : callable (runs_done: int) -> None, optional
-        Called after every finished shard.
-
-    Other Parameters
-    ----------------
     instance : str or Instance, optional
         ``C1``–``C4``, ``easy``, ``hard`` (see :mod:`bandsim.instances`), or a
         resolved :class:`~bandsim.instances.Instance` (e.g. from
-        :func:`bandsim.datasets.load_instance`).
-    instance_file : str or Path, optional
-        An instance file built from data (``bandsim instances build``); its
-        path, SHA-256 and provenance are recorded in ``config["instance_file"]``.
+        :func:`bandsim.datasets.load_instance`). One of ``instance``,
+        ``means`` or ``instance_file`` is required.
     arms : int, optional
-        K ≥ 2.
+        K, 2 ≤ K ≤ 10,000; required with a named instance.
     horizon : int
-        T ≥ K, total pulls per run (floats such as ``5e7`` are accepted when
-        integral), at most 10¹⁰.
-    runs : int
+        T, total pulls per run, K ≤ T ≤ 10¹⁰ (floats such as ``5e7`` are
+        accepted when integral). Required.
+    runs : int, default 1000
         Independent runs, ≥ 1.
     seed : int, optional
-        Root seed; drawn from the OS and recorded in the config when omitted.
-    rewards : {"bernoulli", "gaussian"}
-    sigma : float
+        Root seed ≥ 0; drawn from the OS and recorded in ``config["seed"]``
+        when omitted.
+    rewards : {"bernoulli", "gaussian"}, default "bernoulli"
+        Reward model of a named instance or explicit means (Gaussian rewards
+        are clipped to [0, 1]).
+    sigma : float, default 0.1
         σ of clipped Gaussian rewards.
     means : sequence of float, optional
         Explicit arm means in [0, 1] (instead of ``instance``).
     checkpoints : int or sequence of int, optional
-        Number of default checkpoints, or explicit times in [1, T].
+        Number of default checkpoints (default 128: half log-spaced, half
+        evenly spaced; duplicates among the small times are merged, so
+        about 122–125 remain), or explicit times in [1, T]; T is always the last.
     threads : int, optional
-        Worker threads (default: CPU count). Results do not depend on it.
+        Worker threads (default: the CPU count). Results do not depend on it.
+    instance_file : str or Path, optional
+        An instance file built from data (``bandsim instances build``); its
+        path, SHA-256 and provenance are recorded in ``config["instance_file"]``.
+    memory : int or str, optional
+        Memory budget for this call (bytes, or ``"8G"``, ``"500M"``);
+        default a third of the available memory or ``BANDSIM_MEMORY``
+        (:mod:`bandsim.resources`).
+    progress : callable (runs_done: int) -> None, optional
+        Called after every finished shard.
     **params
         Algorithm parameters: ``epsilon`` (ε per batch/epoch), ``beta``,
-        ``p``, ``growth``, … as listed by ``bandsim list``.
+        ``p``, ``growth``, … as listed by ``bandsim list`` with their defaults.
 
     Returns
     -------
     Result
+        ``checkpoints`` int64 (C,), ``pseudo_regret`` float64 (runs, C),
+        ``pulls`` int64 (runs, K), ``config`` (the resolved configuration).
 
     Raises
     ------
     ConfigError
-        On any invalid input, before simulation work starts.
+        On any invalid or missing input (also a missing ``horizon``), before
+        simulation work starts.
+
+    References
+    ----------
+    Parameter derivations follow each algorithm's paper, listed by
+    ``bandsim list`` and in ``config["reference"]``.
     """
-    return prepare(algorithm, **options).run(progress)
+    options = dict(instance=instance, arms=arms, horizon=horizon, runs=runs, seed=seed,
+                   rewards=rewards, sigma=sigma, means=means, checkpoints=checkpoints,
+                   threads=threads, instance_file=instance_file, **params)
+    if memory is None:
+        return prepare(algorithm, **options).run(progress)
+    previous = resources.set_budget(memory)
+    try:
+        return prepare(algorithm, **options).run(progress)
+    finally:
+        resources.restore_budget(previous)
 
 
 class Prepared:
@@ -173,16 +241,31 @@ class Prepared:
         return _execute(self, progress)
 
 
-def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=None,
+def prepare(algorithm, *, instance=None, arms=None, horizon=None, runs=1000, seed=None,
             rewards="bernoulli", sigma=0.1, means=None, checkpoints=None,
             threads=None, instance_file=None, **params):
     """Validate and plan a simulation without running it (see :func:`simulate`).
 
+    Parameters
+    ----------
+    algorithm : str
+    instance, arms, horizon, runs, seed, rewards, sigma, means, checkpoints, threads, \
+instance_file, **params
+        As :func:`simulate`.
+
+    Returns
+    -------
+    Prepared
+        Call ``.run(progress)`` to simulate.
+
     Raises
     ------
     ConfigError
-        On any invalid input.
+        On any invalid or missing input.
     """
+    check_numba_environment()
+    if horizon is None:
+        raise ConfigError("horizon", None, "required: T, the total pulls per run (e.g. 1e6)")
     algo = registry.get_algorithm(algorithm)
     runs = check_int("runs", runs, 1, 10**8)
     horizon = check_int("horizon", horizon, 2, MAX_HORIZON)
@@ -195,7 +278,7 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
         threads = 1
     resolved = algo.resolve({k: v for k, v in params.items() if v is not None}, horizon)
     means = _check_means(means, instance)
-    arms = None if arms is None else check_int("arms", arms, 2, 10_000)
+    arms = None if arms is None else check_int("arms", arms, 2, MAX_ARMS)
     if instance is not None and not isinstance(instance, str):
         if not isinstance(instance, Instance):
             raise ConfigError("instance", instance, f"must be one of {', '.join(NAMED)} or an "
@@ -265,6 +348,17 @@ def check_memory(runs, n_checkpoints, arms, rpar_width=4):
     Per run: the regret at every checkpoint, N_a(T), elimination times, true
     means, gaps and reward parameters (float64/int64), and a random instance's
     means: 8 (C + (5 + P) K) bytes.
+
+    Parameters
+    ----------
+    runs, n_checkpoints, arms : int
+    rpar_width : int
+        P, reward parameters per arm.
+
+    Raises
+    ------
+    ConfigError
+        Beyond the budget (:mod:`bandsim.resources`), naming ``runs``.
     """
     per_run = 8 * (n_checkpoints + (5 + rpar_width) * arms)
     most = max(1, resources.budget() // per_run)

@@ -175,8 +175,17 @@ def check_params(who, params):
             raise ConfigError(f"{where}.default", p.default, e.allowed) from None
 
 
+def _jit_disabled():
+    """numba runs every function as plain Python (``NUMBA_DISABLE_JIT=1``)."""
+    from numba.core import config
+
+    return bool(config.DISABLE_JIT)
+
+
 def _check_jitted(where, fn):
     if not (hasattr(fn, "py_func") and hasattr(fn, "compile")):
+        if _jit_disabled() and callable(fn):  # @numba.njit returned the plain function
+            return
         raise ConfigError(where, getattr(fn, "__name__", fn),
                           "is a plain Python function: decorate it with @numba.njit")
 
@@ -199,7 +208,7 @@ def check_hook(where, fn, argtypes, text, compile_now=True):
     if fn is None:
         raise ConfigError(where, None, f"is required: a @numba.njit function {text}")
     _check_jitted(where, fn)
-    if not compile_now or argtypes is None:
+    if not compile_now or argtypes is None or not hasattr(fn, "compile"):
         return
     from numba.core import types
 

@@ -78,6 +78,8 @@ class _KernelCache(FunctionCache):
 def _njit(**flags):
     def decorate(func):
         disp = numba.njit(cache=False, **flags)(func)
+        if not hasattr(disp, "py_func"):  # NUMBA_DISABLE_JIT=1: the plain function
+            return disp
         try:
             cache = _KernelCache(disp.py_func)
         except RuntimeError:  # no writable cache location: compile in every process

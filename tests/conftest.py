@@ -13,3 +13,16 @@ SECAGG_NAMES = ("dist-dp", "dist-rdp", "dist-cdp", "central", "local", "dist-dp-
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+#: Test modules of `make test-fast` (pytest -m fast, under a minute warm): the command
+#: line, configuration and bad input, layout rules, docstrings and the API's ergonomics.
+#: Modules may also mark themselves (``pytestmark = pytest.mark.fast``).
+FAST_MODULES = {"test_cli.py", "test_config.py", "test_fail_closed.py", "test_layout.py",
+                "test_docstrings.py", "test_ux.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in FAST_MODULES:
+            item.add_marker(pytest.mark.fast)

@@ -21,7 +21,7 @@ def test_run_json_and_parquet(tmp_path, capsys):
                  "--horizon", "1e6", "--runs", "200", "--seed", "1", "--json",
                  "--out", str(path)])
     assert code == 0
-    s = json.loads(capsys.readouterr().out)
+    s, = json.loads(capsys.readouterr().out)  # always a list, also for one configuration
     assert s["algorithm"] == "dp-se" and s["runs"] == 200 and s["horizon"] == 10**6
     res = Result.from_parquet(path)
     assert res.summary()["regret_mean"] == s["regret_mean"]
@@ -56,13 +56,14 @@ def test_console_script_runs():
     out = subprocess.run([sys.executable, "-m", "bandsim.cli", "run", "batch-se",
                           "--means", "0.9,0.5", "--horizon", "1000", "--runs", "10",
                           "--json"], capture_output=True, text=True, check=True).stdout
-    s = json.loads(out)
+    s, = json.loads(out)
     assert s["instance"] == "means" and np.isfinite(s["regret_mean"])
 
 
 def test_reproduce_and_sweep_commands(tmp_path, capsys):
+    # the wiring, not the drawing (test_figures.py draws every figure): a small PNG only
     assert main(["reproduce", "thesis-6.3", "--out", str(tmp_path), "--runs", "10",
-                 "--horizon", "1e4"]) == 0
+                 "--horizon", "1e4", "--dpi", "40", "--format", "png"]) == 0
     assert (tmp_path / "thesis-6.3.png").exists()
     study = tmp_path / "s.toml"
     study.write_text('[study]\nhorizon = 1e4\nruns = 10\n[grid]\nalgorithm = ["batch-se"]\n'

@@ -145,7 +145,7 @@ def test_mslr_cli_build_show_and_run(tmp_path, capsys):
     assert len(shown["arms"]) == 4 and min(a["gap"] for a in shown["arms"]) == 0
     assert main(["run", "dp-se", "--instance-file", str(out), "--epsilon", "1",
                  "--horizon", "1e5", "--runs", "64", "--seed", "1", "--json"]) == 0
-    s = json.loads(capsys.readouterr().out)
+    s, = json.loads(capsys.readouterr().out)
     assert s["instance"] == "mslr" and s["arms"] == 4
 
 

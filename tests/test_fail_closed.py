@@ -98,7 +98,7 @@ def test_out_with_a_trailing_slash_is_a_directory(tmp_path, capsys):
     assert main(["run", "batch-se", *C1, "--horizon", "1e4", "--runs", "4", "--json",
                  "--out", f"{out}/"]) == 0
     assert out.is_dir() and len(list(out.glob("*.parquet"))) == 1
-    assert json.loads(capsys.readouterr().out)["out"].startswith(str(out) + "/")
+    assert json.loads(capsys.readouterr().out)[0]["out"].startswith(str(out) + "/")
 
 
 def test_formerly_crashing_inputs_now_run_or_skip_their_audit(capsys):
@@ -133,4 +133,4 @@ def test_run_json_is_strict(capsys):
     assert main(["run", "batch-se", *C1, "--horizon", "1e4", "--runs", "1", "--json"]) == 0
     d = json.loads(capsys.readouterr().out,
                    parse_constant=lambda c: pytest.fail(f"non-strict JSON: {c}"))
-    assert d["regret_ci95"] is None
+    assert d[0]["regret_ci95"] is None

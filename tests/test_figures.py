@@ -34,17 +34,76 @@ SAME_AS_PREVIOUS = {f"thesis-{p}.{i}" for p in ("6", "A") for i in (2, 3, 4, 6, 
     "cz-fig3"}
 
 
+def text_outside(fig):
+    """Every visible text of ``fig`` whose rendered extent leaves the canvas (1 px slack)."""
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    W, H = fig.bbox.width, fig.bbox.height
+    bad = []
+    # tick labels exist beyond the view limits too, undrawn: they are judged by the tight
+    # bounding box of what is drawn; every other text one by one
+    ticks = {id(lab) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
+             for tick in axis.get_major_ticks() + axis.get_minor_ticks()
+             for lab in (tick.label1, tick.label2)}
+    tight = fig.get_tightbbox(renderer)
+    w_in, h_in = fig.get_size_inches()
+    slack = 1 / fig.dpi
+    if (tight.x0 < -slack or tight.y0 < -slack or tight.x1 > w_in + slack
+            or tight.y1 > h_in + slack):
+        bad.append(f"drawn artists span {tight.bounds} inches, canvas {w_in} x {h_in}")
+    for t in fig.findobj(Text):
+        if id(t) in ticks or not t.get_visible() or not t.get_text().strip():
+            continue
+        bb = t.get_window_extent(renderer)
+        if bb.x0 < -1 or bb.y0 < -1 or bb.x1 > W + 1 or bb.y1 > H + 1:
+            bad.append(f"{t.get_text()[:40]!r} at {bb.bounds}")
+    return bad
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """Figures handed to plots.save, each checked before it is written."""
+    from bandsim.studies import plotdir, plots, reproduce
+
+    seen = []
+    original = plots.save
+
+    def save(fig, *a, **kw):
+        seen.append(dict(outside=text_outside(fig), title=fig.bandsim_title.get_text(),
+                         footer=fig.bandsim_footer.get_text(),
+                         size=tuple(fig.get_size_inches()),
+                         panels=len(getattr(fig, "bandsim_main", fig).axes)))
+        return original(fig, *a, **kw)
+
+    for module in (plots, plotdir, reproduce):  # each imports save at module level
+        monkeypatch.setattr(module, "save", save)
+    return seen
+
+
 @pytest.mark.parametrize("name", list(FIGURES))
-def test_every_figure_at_a_tiny_scale_writes_readable_files(name, tmp_path, request):
+def test_every_figure_at_a_tiny_scale_writes_readable_files(name, tmp_path, request, drawn):
+    """Every built-in figure: no text leaves the canvas, the title states the T and runs
+    simulated (not the paper's), the footer the seed and version; files are readable."""
     import matplotlib.image
+
+    import bandsim
 
     fig = FIGURES[name]
     inst = (request.getfixturevalue("mslr_file")
             if any(p.needs_instance_file for p in fig.panels) else None)
     formats = ("png",) if name in SAME_AS_PREVIOUS else ("png", "pdf")
     rows, skipped = reproduce(name, tmp_path, runs=2, horizon=2000, dpi=20, formats=formats,
-                              instance_file=inst)
+                              instance_file=inst, seed=7)
     assert not skipped and rows
+    (d,) = drawn
+    assert d["outside"] == []
+    assert "T = 2,000" in d["title"] and "2 runs per curve" in d["title"]
+    assert "10⁷" not in d["title"] and "10⁶" not in d["title"]  # never the paper's scale
+    assert "seed 7" in d["footer"] and bandsim.__version__ in d["footer"]
+    w, h = d["size"]
+    assert h <= 1.6 * w  # no tall single column of panels
     png = matplotlib.image.imread(tmp_path / f"{name}.png")
     assert png.ndim == 3 and png.shape[0] > 50 and png.std() > 0  # not a blank canvas
     if "pdf" in formats:
@@ -77,6 +136,8 @@ def test_styles_differ_without_colour():
 
     seen = {(str(style(i)["linestyle"]), style(i)["marker"]) for i in range(8)}
     assert len(seen) == 8 == len(set(LINESTYLES)) == len(set(MARKERS))
+    full = {(style(i)["color"], str(style(i)["linestyle"])) for i in range(64)}
+    assert len(full) == 64  # 64 curves: no two share colour and line style
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +156,7 @@ def test_results_json_is_a_strict_list_with_every_swept_setting(study_dir, capsy
     rows = strict_json(capsys.readouterr().out)
     assert isinstance(rows, list) and len(rows) == 5  # 2 × 2 dist-rdp-se + batch-se
     need = {"algorithm", "instance", "arms", "epsilon", "horizon", "runs", "seed",
-            "mean_regret", "ci95", "scale"}
+            "regret_mean", "regret_ci95", "scale"}
     assert all(need <= set(r) for r in rows)
     assert {(r["epsilon"], r["scale"]) for r in rows if r["algorithm"] == "dist-rdp-se"} == {
         (0.5, 1.0), (0.5, 10.0), (1.0, 1.0), (1.0, 10.0)}
@@ -106,7 +167,7 @@ def test_results_csv_and_table(study_dir, capsys):
     capsys.readouterr()
     assert main(["results", str(study_dir), "--csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 6 and "mean_regret" in lines[0] and "scale" in lines[0]
+    assert len(lines) == 6 and "regret_mean" in lines[0] and "scale" in lines[0]
     assert main(["results", str(study_dir)]) == 0
     out = capsys.readouterr().out
     assert "scale" in out and "epsilon" in out and "dist-rdp-se" in out
@@ -119,7 +180,7 @@ def test_results_of_one_run_are_null_not_nan(tmp_path, capsys):
     capsys.readouterr()
     assert main(["results", str(tmp_path), "--json"]) == 0
     rows = strict_json(capsys.readouterr().out)
-    assert rows[0]["ci95"] is None and rows[0]["runs"] == 1
+    assert rows[0]["regret_ci95"] is None and rows[0]["runs"] == 1
 
 
 def test_results_of_a_figure_directory(tmp_path, capsys):
@@ -138,7 +199,9 @@ def test_results_of_nothing_is_an_error(tmp_path, capsys):
 def test_plot_directory(study_dir, tmp_path, capsys):
     out = tmp_path / "curves.png"
     assert main(["plot", str(study_dir), "--out", str(out), "--xscale", "log", "--dpi", "40"]) == 0
-    assert out.stat().st_size > 5000 and (tmp_path / "curves.pdf").stat().st_size > 5000
+    assert out.stat().st_size > 5000 and not (tmp_path / "curves.pdf").exists()  # PNG only
+    assert main(["plot", str(study_dir), "--out", str(out), "--format", "png,pdf"]) == 0
+    assert (tmp_path / "curves.pdf").read_bytes().startswith(b"%PDF")
 
 
 def test_reproduce_resumes_and_redraws_without_simulating(tmp_path):
@@ -151,3 +214,87 @@ def test_reproduce_resumes_and_redraws_without_simulating(tmp_path):
 
     with pytest.raises(ConfigError, match="runs"):
         reproduce("thesis-6.2", tmp_path, runs=4, horizon=2000, formats=("png",))
+
+
+def test_the_canvas_check_catches_a_clipped_label():
+    """Negative control: the old fixed margins clip six-digit tick labels' y label."""
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(3, 2))
+    ax = fig.add_axes((0.02, 0.2, 0.9, 0.7))  # no room on the left
+    ax.plot([0, 1], [0, 250_000])
+    ax.set_ylabel("Pseudo-regret")
+    assert any("Pseudo-regret" in b for b in text_outside(fig))
+    plt.close(fig)
+
+
+def test_versus_plot_one_panel_per_instance_log_y_sorted_legend(tmp_path, drawn):
+    """``plot DIR --x epsilon --by algorithm --yscale log``: a panel per instance, legend
+    sorted numerically and outside the panels, nothing clipped."""
+    d = tmp_path / "s"
+    d.mkdir()
+    (d / "s.toml").write_text('[study]\nhorizon = 3000\nruns = 3\nseed = 2\narms = 3\n'
+                              '[grid]\nalgorithm = ["dp-se", "dist-dp-se"]\n'
+                              'instance = ["C1", "C2"]\nepsilon = [0.5, 2.0, 16.0]\n')
+    assert main(["sweep", str(d / "s.toml"), "--out", str(d / "out")]) == 0
+    out = tmp_path / "v.png"
+    assert main(["plot", str(d / "out"), "--x", "epsilon", "--by", "algorithm", "--yscale",
+                 "log", "--out", str(out), "--dpi", "30", "--format", "png,svg",
+                 "--overlay", "lai-robbins,dp-lower", "--width", "page"]) == 0
+    assert main(["plot", str(d / "out"), "--facet", "algorithm", "--by", "instance,epsilon",
+                 "--yscale", "log", "--width", "column", "--out", str(tmp_path / "f.png"),
+                 "--dpi", "30", "--format", "png"]) == 0
+    from bandsim.studies import plotdir
+
+    plotdir.MAX_CURVES = 4  # a crowded panel (6 curves) splits by algorithm by itself
+    try:
+        assert main(["plot", str(d / "out"), "--out", str(tmp_path / "auto.png"),
+                     "--dpi", "30"]) == 0
+    finally:
+        plotdir.MAX_CURVES = 12
+    fig, facet, auto = drawn
+    assert fig["panels"] == 2 and auto["panels"] == 4 and auto["outside"] == []
+    assert fig["outside"] == [] and "T = 3,000" in fig["title"] and "3 runs" in fig["title"]
+    assert facet["outside"] == [] and facet["size"][0] == 3.5  # column width kept
+    assert out.stat().st_size > 3000 and (tmp_path / "v.svg").read_text().startswith("<?xml")
+
+
+def test_legend_entries_sort_numerically():
+    from bandsim.studies.plots import natural_key
+
+    labels = ["dist-rdp-se η=16", "dist-rdp-se η=2", "dist-rdp-se η=0.5", "batch-se"]
+    assert sorted(labels, key=natural_key) == ["batch-se", "dist-rdp-se η=0.5",
+                                               "dist-rdp-se η=2", "dist-rdp-se η=16"]
+
+
+def test_lower_bound_constants():
+    """Lai–Robbins: Σ Δ/kl; the ε-DP bound equals it for large ε and is 1/(6ε) per arm for
+    small ε (Azize & Basu 2022, Theorem 3, Bernoulli: TV = Δ)."""
+    import math
+
+    from bandsim.studies.bounds import dp_lower_constant, lai_robbins_constant
+
+    kl = 0.5 * math.log(0.5 / 0.75) + 0.5 * math.log(0.5 / 0.25)
+    assert lai_robbins_constant([0.75, 0.5]) == pytest.approx(0.25 / kl, rel=1e-12)
+    assert dp_lower_constant([0.75, 0.5], 100.0) == pytest.approx(0.25 / kl, rel=1e-12)
+    assert dp_lower_constant([0.75, 0.5, 0.5], 0.01) == pytest.approx(2 / 0.06, rel=1e-12)
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["--dpi", "0"], "dpi"), (["--dpi", "100000"], "dpi"), (["--format", "gif"], "format"),
+    (["--x", "nonsense"], "x"), (["--overlay", "bogus"], "overlay"),
+    (["--out", "/nonexistent-dir/x.png"], "out")])
+def test_plot_bad_options_are_one_line(study_dir, argv, field, capsys):
+    assert main(["plot", str(study_dir), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {field}=") and err.count("\n") == 1
+
+
+def test_reproduce_refuses_bad_dpi_and_out_before_simulating(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    for argv, field in ((["--dpi", "0"], "dpi"), (["--out", str(tmp_path / "file")], "out")):
+        full = ["reproduce", "thesis-6.1", "--runs", "2", "--horizon", "1e3",
+                "--out", str(tmp_path / "o"), *argv]
+        assert main(full) == 2
+        assert capsys.readouterr().err.startswith(f"error: {field}=")
+    assert not (tmp_path / "o").exists()

@@ -135,7 +135,8 @@ def test_plugin_output_cannot_corrupt_json_and_a_simulating_plugin_does_not_hang
     out = run(tmp_path, "run", "ucb1", "--means", "0.9,0.5", "--horizon", "1000", "--runs",
               "4", "--seed", "1", "--json", "--threads", "2")
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["algorithm"] == "ucb1"
+    (row,) = json.loads(out.stdout)  # --json is a list, also for one row
+    assert row["algorithm"] == "ucb1"
     assert "hello from a plug-in" in out.stderr
 
 

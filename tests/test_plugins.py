@@ -173,7 +173,7 @@ def test_an_installed_plugin_package_appears_in_the_cli(tmp_path):
     run = cli("run", "tiny-dist-se", "--means", "0.9,0.5", "--epsilon", "1", "--horizon",
               "100000", "--runs", "20", "--seed", "1", "--json")
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout)["algorithm"] == "tiny-dist-se"
+    assert json.loads(run.stdout)[0]["algorithm"] == "tiny-dist-se"
     audit = cli("audit", "tiny-dist-se", "--epsilon", "0.5", "--batch-size", "64")
     assert audit.returncode == 0 and "PASS" in audit.stdout
 

@@ -328,3 +328,16 @@ def test_a_failed_audit_is_never_ranked_and_the_suite_exits_1(plugin, tmp_path):
     failed_part = md.split("failed audit (not ranked)")[1]
     assert WEAK in failed_part and WEAK not in md.split("failed audit (not ranked)")[0].split(
         "every cell")[0]
+
+
+def test_board_text_is_shown_as_is_in_the_terminal():
+    # a skipped configuration's reason quotes a list; rich would eat "[nan, 1]" as markup
+    from rich.console import Console
+
+    sec = lb.Section("failed audit (not ranked)", ["algorithm", "reason"],
+                     rows=[["my-se [plug-in]", "ValueError: means=[nan, 1]"]])
+    console = Console(width=200, record=True)
+    for t in lb.rich_tables([sec]):
+        console.print(t)
+    text = console.export_text()
+    assert "my-se [plug-in]" in text and "means=[nan, 1]" in text

@@ -115,7 +115,14 @@ def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by
     spent = 0
     s = 0
     per_stage = (arms if by_k else 1) * TABLE_ENTRY_BYTES + (arms + 1) * 8 * (2 + n_fpar + n_ipar)
+    wide = per_stage * 64 > resources.budget()  # a few stages fill the budget: check each
+    if wide:
+        field, value = "arms", arms
     while spent < horizon:
+        if wide or s % 256 == 0:  # before the stage's tables are built
+            resources.check((s + 1) * per_stage, field, value,
+                            f"the plan's tables ({s + 1:,}+ stages × {arms:,} arms)",
+                            "lower the horizon or the number of arms")
         if by_k:
             row = [stage(s, k) for k in range(2, arms + 1)]
             spent += min(k * r[0] for k, r in zip(range(2, arms + 1), row))
@@ -131,10 +138,6 @@ def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by
         s += 1
         if s > max_stages:
             raise ConfigError("horizon", horizon, "too long for the batch schedule")
-        if s % 256 == 0:
-            resources.check(s * per_stage, field, value,
-                            f"the plan's tables ({s:,}+ stages × {arms:,} arms)",
-                            "lower the horizon or the number of arms")
     n_stages = len(rows)
     batch = np.ones((n_stages, arms + 1), np.int64)
     width = np.zeros((n_stages, arms + 1))

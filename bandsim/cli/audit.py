@@ -28,7 +28,7 @@ from ..privacy.audit import auditable
 from ..privacy.sampled import sampler_status
 from ..registry import algorithms, get_algorithm, get_mechanism
 from ..runner import MAX_HORIZON
-from .common import floats, ints, one_int, strict_json, wide_console
+from .common import command, floats, ints, one_int, registers, strict_json, wide_console
 from .run import add_param_flags
 
 
@@ -69,7 +69,8 @@ def _sampled(args, console):
     reports = []
     out = _out()
     for name, eps, n in itertools.product(names, args.epsilon, sizes):
-        r = sampled(name, eps, n, draws=args.draws or DRAWS, seed=args.seed, delta=args.delta,
+        draws = DRAWS if args.draws is None else args.draws  # --draws 0 is refused, not 1e6
+        r = sampled(name, eps, n, draws=draws, seed=args.seed, delta=args.delta,
                     scale=args.scale, p=args.p, horizon=args.horizon)
         reports.append(r)
         if args.json:
@@ -97,11 +98,11 @@ def _sampled(args, console):
     return 1 if 1 in codes else 2 if 2 in codes else 0
 
 
+@registers
 def add_parser(sub):
     """Register the ``audit`` subcommand on the top-level subparsers."""
-
     a = sub.add_parser("audit", help="exact privacy of one batch; accounting for returning users",
-                       description=__doc__.split("\n\n")[1])
+                       description=__doc__)
     a.add_argument("algorithm", nargs="?", default="all",
                    help=f"algorithm(s), comma-separated, or 'all' ({', '.join(auditable())})")
     a.add_argument("--epsilon", type=floats, default=None,
@@ -146,9 +147,9 @@ def _algorithms(text, need_delta, delta, known=None, sampled=False):
     return names, skipped
 
 
+@command(returns="0 if every audit passes, 1 if one fails, 2 if a batch cannot be audited")
 def cmd_audit(args, console):
     """Run ``bandsim audit`` (see the module docstring)."""
-
     args.horizon = check_int("horizon", args.horizon, 2, MAX_HORIZON)
 
     if args.returning is None:

@@ -1,13 +1,31 @@
-"""``bandsim instances build|show``: instance files from real data."""
+"""``bandsim instances build|show``: instance files from real data.
+
+``bandsim instances build mslr PATH --out FILE``
+    MSLR-WEB10K / LETOR relevance labels clustered into arms (k-means), each
+    arm a categorical reward distribution (Chowdhury & Zhou's real-data setting).
+``bandsim instances build obd PATH --out FILE``
+    Open Bandit Dataset logs of the uniform-random policy: one Bernoulli arm
+    per item, its click rate.
+``bandsim instances show FILE [--json]``
+    The arms of an instance file: label, mean, gap, size, provenance.
+
+Simulate on a file with ``bandsim run ALGO --instance-file FILE`` (docs/data.md).
+"""
 import json
 
 from .. import datasets
 from ..datasets import load_instance, read_instance_table
-from .common import one_int, strict_json, wide_console
+from .common import command, one_int, plain, strict_json, wide_console
 
 
 def add_parser(sub):
-    """``bandsim instances build mslr|obd PATH --out FILE`` and ``bandsim instances show FILE``."""
+    """``bandsim instances build mslr|obd PATH --out FILE`` and ``bandsim instances show FILE``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``bandsim`` subcommands.
+    """
     inst = sub.add_parser("instances", help="build instance files from data, show them")
     isub = inst.add_subparsers(dest="instances_command", required=True)
     build = isub.add_parser("build", help="build an instance file from a dataset")
@@ -36,6 +54,7 @@ def add_parser(sub):
     show.add_argument("--json", action="store_true", help="print the arms as JSON")
 
 
+@command
 def cmd_instances(args, console):
     """Build (``mslr``/``obd``) or show an instance file."""
     import warnings
@@ -52,14 +71,32 @@ def cmd_instances(args, console):
             inst = datasets.build_obd(args.path, args.out, position=args.position,
                                       min_clicks=args.min_clicks, name=args.name)
     for w in caught:
-        console.print(f"[bold yellow]warning:[/] {w.message}")
+        console.print(f"[bold yellow]warning:[/] {plain(w.message)}")
     console.print(f"wrote {args.out}: {inst.arms} arms, {inst.rewards} rewards, "
                   f"best mean {inst.location.max():.6g}")
     return show_instance(args.out, False)
 
 
 def show_instance(path, as_json):
-    """Print an instance file's arms (mean, gap, support, data size, extras)."""
+    """Print an instance file's arms (mean, gap, support, data size, extras).
+
+    Parameters
+    ----------
+    path : str
+        The instance file.
+    as_json : bool
+        Print JSON instead of a table.
+
+    Returns
+    -------
+    int
+        Exit status 0.
+
+    Raises
+    ------
+    ConfigError
+        Not a readable instance file.
+    """
     import numpy as np
     from rich.table import Table
 

@@ -1,17 +1,26 @@
-"""``bandsim list``: algorithms, mechanisms, instances and figures, from their declarations."""
+"""``bandsim list [--json]``: algorithms, mechanisms, instances and figures.
+
+Generated from the registered declarations (plug-ins included).
+
+The table view prints one table per kind; ``--json`` prints one strict JSON
+list with one object per entry, each with a ``kind`` (``algorithm``,
+``mechanism``, ``instance``, ``figure``) and ``name``.
+"""
+import json
+
 from ..instances import NAMED
 from ..privacy.sampled import sampler_status
 from ..registry import algorithms, is_builtin, mechanisms, origin
 from ..studies.figures import FIGURES
-from .common import wide_console
+from .common import plain, strict_json, wide_console
 
 
 def _plugin(name, kind):
-    """`` (plug-in dist 1.0)`` for a plug-in's declaration, nothing for a built-in."""
+    """The plug-in behind a declaration: ``{"distribution", "version"}``, None for a built-in."""
     if is_builtin(name, kind):
-        return ""
+        return None
     o = origin(name, kind)
-    return f" (plug-in {o['distribution']} {o.get('version') or ''}".rstrip() + ")"
+    return dict(distribution=o["distribution"], version=o.get("version"))
 
 
 def sampled_text(name):
@@ -20,47 +29,111 @@ def sampled_text(name):
     return "its kernels' draws" if status is None else status
 
 
-def cmd_list(console):
+def _plugin_text(row):
+    """`` (plug-in dist 1.0)`` for a plug-in's row, nothing for a built-in's."""
+    p = row.get("plugin")
+    if not p:
+        return ""
+    return f" (plug-in {p['distribution']} {p.get('version') or ''}".rstrip() + ")"
+
+
+def catalogue():
+    """Every algorithm, mechanism, instance and figure bandsim knows, as rows.
+
+    Returns
+    -------
+    list of dict
+        One row per entry: ``kind``, ``name`` and the fields of its table
+        (algorithms: ``trust``, ``engine``, ``mechanism``, ``parameters``
+        (name → default, None when required), ``rewards``, ``provisional``,
+        ``source``, ``summary``); algorithms and mechanisms also a ``plugin``
+        (``distribution``, ``version``; None for a built-in).
+    """
+    rows = []
+    for a in algorithms().values():
+        rows.append(dict(kind="algorithm", name=a.name, trust=a.trust, engine=a.engine,
+                         mechanism=a.mechanism,
+                         parameters={p.name: None if p.required else p.default_text()
+                                     for p in a.params},
+                         rewards=list(a.rewards), provisional=bool(a.provisional),
+                         sampled=sampled_text(a.name), source=a.source, summary=a.summary,
+                         plugin=_plugin(a.name, "algorithm")))
+    for m in mechanisms().values():
+        rows.append(dict(kind="mechanism", name=m.name, trust=m.trust, privacy=str(m.kind),
+                         releases=_releases(m), samplers=list(m.samplers), source=m.source,
+                         summary=m.summary,
+                         plugin=_plugin(m.name, "mechanism")))
+    for n, d in NAMED.items():
+        rows.append(dict(kind="instance", name=n, description=d))
+    for f in FIGURES.values():
+        rows.append(dict(kind="figure", name=f.name, source=f.source, title=f.title))
+    return rows
+
+
+def cmd_list(args, console=None):
+    """Print the catalogue as tables, or as a JSON list with ``--json``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``json`` (bool).
+    console : rich.console.Console, optional
+        Unused (tables go to standard output).
+
+    Returns
+    -------
+    int
+        Exit status 0.
+    """
     from rich.table import Table
 
-    t = Table(title="algorithms")
-    for c in ("name", "trust model", "engine", "mechanism", "parameters (default)", "rewards",
-              "sampled audit", "source", "summary"):
-        t.add_column(c, no_wrap=c == "name")
-    for a in algorithms().values():
-        ps = ", ".join(p.name if p.required else f"{p.name}={p.default_text()}" for p in a.params)
-        name = a.name + (" (provisional)" if a.provisional else "") + _plugin(a.name, "algorithm")
-        rewards = "all" if len(a.rewards) == 3 else ", ".join(a.rewards)
-        t.add_row(name, a.trust, a.engine, a.mechanism or "-", ps or "-", rewards,
-                  sampled_text(a.name), a.source, a.summary)
-    console.print(t)
-    t = Table(title="mechanisms")
-    for c in ("name", "trust model", "privacy", "releases", "samplers", "source", "summary"):
-        t.add_column(c)
-    for m in mechanisms().values():
-        t.add_row(m.name + _plugin(m.name, "mechanism"), m.trust, str(m.kind), _releases(m),
-                  ", ".join(m.samplers) or "-", m.source, m.summary)
-    console.print(t)
-    console.print("releases: [bold]integers (float-safe)[/] — exact integer arithmetic, the "
-                  "audited law is what the program outputs; [bold]float64 Laplace (not "
-                  "float-safe)[/] — ε-DP as mathematics, but the low-order bits of a float64 "
-                  "Laplace draw added to a sum can reveal the sum (Mironov, CCS 2012); see "
-                  "docs/privacy.md, \"What each audit certifies\"", highlight=False)
-    t = Table(title="instances")
-    t.add_column("name")
-    t.add_column("description")
-    for n, d in NAMED.items():
-        t.add_row(n, d)
+    rows = catalogue()
+    if getattr(args, "json", False):
+        print(json.dumps(strict_json(rows), indent=2))
+        return 0
+    out = wide_console()
+    of = {}
+    for r in rows:
+        of.setdefault(r["kind"], []).append(r)
+
+    def table(title, columns):
+        t = Table(title=title)
+        for c in columns:
+            t.add_column(c, overflow="fold")
+        return t
+
+    t = table("algorithms", ("name", "trust model", "engine", "mechanism",
+                             "parameters (default)", "rewards", "sampled audit", "source",
+                             "summary"))
+    for a in of["algorithm"]:
+        ps = ", ".join(k if v is None else f"{k}={v}" for k, v in a["parameters"].items())
+        rewards = "all" if len(a["rewards"]) == 3 else ", ".join(a["rewards"])
+        name = a["name"] + (" (provisional)" if a["provisional"] else "") + _plugin_text(a)
+        t.add_row(*map(plain, (name, a["trust"], a["engine"], a["mechanism"] or "-",
+                               ps or "-", rewards, a["sampled"], a["source"], a["summary"])))
+    out.print(t)
+    t = table("mechanisms", ("name", "trust model", "privacy", "releases", "samplers", "source",
+                             "summary"))
+    for m in of.get("mechanism", []):
+        t.add_row(*map(plain, (m["name"] + _plugin_text(m), m["trust"], m["privacy"],
+                               m["releases"], ", ".join(m["samplers"]) or "-", m["source"],
+                               m["summary"])))
+    out.print(t)
+    out.print("releases: [bold]integers (float-safe)[/] — exact integer arithmetic, the "
+              "audited law is what the program outputs; [bold]float64 Laplace (not "
+              "float-safe)[/] — ε-DP as mathematics, but the low-order bits of a float64 "
+              "Laplace draw added to a sum can reveal the sum (Mironov, CCS 2012); see "
+              "docs/privacy.md, \"What each audit certifies\"", highlight=False)
+    t = table("instances", ("name", "description"))
+    for i in of["instance"]:
+        t.add_row(plain(i["name"]), plain(i["description"]))
     t.add_row("--means", "explicit arm means in [0, 1]")
     t.add_row("--instance-file", "an instance file built from data (`bandsim instances build`)")
-    console.print(t)
-
-    t = Table(title="figures (bandsim reproduce FIGURE --out DIR)")
-    for c in ("name", "source", "title"):
-        t.add_column(c)
-    for f in FIGURES.values():
-        t.add_row(f.name, f.source, f.title)
-    console.print(t)
+    out.print(t)
+    t = table("figures (bandsim reproduce FIGURE --out DIR)", ("name", "source", "title"))
+    for f in of["figure"]:
+        t.add_row(plain(f["name"]), plain(f["source"]), plain(f["title"]))
+    out.print(t)
     return 0
 
 

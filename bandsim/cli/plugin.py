@@ -8,7 +8,15 @@ the sampled audit of the kernels that draw it
 (:func:`bandsim.privacy.sampled.sampled`), and a smoke run. One line per
 check, then a verdict: exit 0 PASS, 1 FAIL, 2 nothing to check (no such
 module or distribution).
+
+``--json`` prints one strict JSON list with one object per check: ``target``,
+``declaration`` (e.g. ``algorithm my-se``), ``check`` (``load and
+validation``, ``validation``, ``exact audit``, ``sampled audit``, ``smoke
+run``), ``status`` (``PASS``, ``FAIL`` or a word that is not counted, such as
+``n/a``) and ``text``. The verdict is the exit status: FAIL when any check's
+status is FAIL.
 """
+import argparse
 import importlib.util
 import json
 import math
@@ -17,17 +25,21 @@ import sys
 from .. import loading, provenance, registry
 from ..errors import ConfigError
 from ..runner import simulate
-from .common import one_int, wide_console
+from .common import command, one_int, plain, registers, strict_json, wide_console
 
 #: The smoke run: small, fixed, every reward model's default.
 SMOKE = dict(instance="C2", arms=3, horizon=10_000, runs=8, seed=1, threads=1)
 
 
+@registers
 def add_parser(sub):
+    """Register ``bandsim plugin check``."""
     p = sub.add_parser("plugin", help="check a plug-in: validation, audits, a smoke run")
     psub = p.add_subparsers(dest="plugin_command", required=True)
     c = psub.add_parser("check", help="validate, audit (exact and sampled) and smoke-run a "
-                                      "plug-in; exit 0 PASS, 1 FAIL, 2 not found")
+                                      "plug-in; exit 0 PASS, 1 FAIL, 2 not found",
+                        description=__doc__.strip(),
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("target", metavar="MODULE_OR_DIST",
                    help="an installed distribution with bandsim.plugins entry points, or a "
                         "module that registers declarations")
@@ -36,7 +48,8 @@ def add_parser(sub):
                    help="users in the audited batch (default 64)")
     c.add_argument("--draws", type=one_int, default=None,
                    help="draws per path of the sampled audit (default: its own, ≥ 10⁶)")
-    c.add_argument("--json", action="store_true", help="the checks as JSON")
+    c.add_argument("--json", action="store_true",
+                   help="print one JSON list, one object per check")
     return p
 
 
@@ -55,7 +68,19 @@ def _drop_modules(tops):
 
 
 def load(target):
-    """Load ``target`` with its declarations staged; (stages, error or None).
+    """Load ``target`` on its own, its declarations staged and committed.
+
+    Parameters
+    ----------
+    target : str
+        An installed distribution's name or an importable module.
+
+    Returns
+    -------
+    stages : list
+        The committed stages (their declarations: :func:`bandsim.registry.declarations`).
+    error : str or None
+        The first load or validation failure, in one line (None if none).
 
     Raises
     ------
@@ -110,7 +135,24 @@ def _params(algo, epsilon):
 
 
 def check_algorithm(algo, epsilon, n, draws):
-    """[(check, status, text)] for one algorithm: status PASS, FAIL or a word (not counted)."""
+    """The exact audit, sampled audit and smoke run of one plug-in algorithm.
+
+    Parameters
+    ----------
+    algo : bandsim.Algorithm
+    epsilon : float
+        ε of the audits (and of the smoke run, when the algorithm takes one).
+    n : int
+        Users in the audited batch.
+    draws : int or None
+        Draws per path of the sampled audit (None: its default).
+
+    Returns
+    -------
+    list of (str, str, str)
+        (check, status, text); status ``PASS``, ``FAIL`` or a word that is
+        not counted (``n/a``, ``not auditable``, ``cannot sample``).
+    """
     from ..privacy.audit import audit
     from ..privacy.sampled import DRAWS, sampled
 
@@ -148,7 +190,31 @@ def check_algorithm(algo, epsilon, n, draws):
 
 
 def check(target, epsilon=1.0, batch_size=64, draws=None):
-    """All checks of a plug-in: (exit code, list of dicts with declaration, check, status, text)."""
+    """All checks of a plug-in, loaded alone.
+
+    Parameters
+    ----------
+    target : str
+        An installed distribution's name or an importable module.
+    epsilon : float
+        ε of the audits.
+    batch_size : int
+        Users in the audited batch.
+    draws : int, optional
+        Draws per path of the sampled audit.
+
+    Returns
+    -------
+    code : int
+        0 if no check FAILs, else 1.
+    rows : list of dict
+        ``declaration``, ``check``, ``status``, ``text``.
+
+    Raises
+    ------
+    ConfigError
+        ``target`` is neither a distribution nor a module (:func:`load`).
+    """
     registry.plugins_loaded()  # the checked plug-in loads alone, below
     registry.algorithms()  # built-ins complete first
     stages, error = load(target)
@@ -173,20 +239,22 @@ def check(target, epsilon=1.0, batch_size=64, draws=None):
     return code, rows
 
 
+@command(returns="0 if every check passes (PASS), 1 if one FAILs, 2 nothing to check")
 def cmd_plugin(args, console):
+    """``bandsim plugin check``: one line per check and a verdict, or a JSON list of checks."""
     code, rows = check(args.target, args.epsilon, args.batch_size, args.draws)
     if args.json:
-        print(json.dumps(dict(target=args.target, verdict="PASS" if code == 0 else "FAIL",
-                              checks=rows), ensure_ascii=False, indent=1))
+        print(json.dumps(strict_json([dict(target=args.target, **r) for r in rows]),
+                         ensure_ascii=False, indent=1))
         return code
     out = wide_console()
     style = {"PASS": "green", "FAIL": "bold red"}
     for r in rows:
         s = style.get(r["status"], "yellow")
-        out.print(f"{r['declaration']:<28} {r['check']:<18} [{s}]{r['status']}[/]  {r['text']}",
-                  highlight=False, soft_wrap=True)
+        out.print(f"{plain(r['declaration']):<28} {r['check']:<18} [{s}]{plain(r['status'])}[/]  "
+                  f"{plain(r['text'])}", highlight=False, soft_wrap=True)
     verdict = "PASS" if code == 0 else "FAIL"
-    out.print(f"[{style[verdict]}]{verdict}[/]: {args.target} "
+    out.print(f"[{style[verdict]}]{verdict}[/]: {plain(args.target)} "
               f"({sum(r['status'] == 'FAIL' for r in rows)} failed check(s))", highlight=False)
     return code
 

@@ -1,14 +1,19 @@
 """``bandsim results DIR`` and ``bandsim plot DIR``; study options and Ctrl-C for the CLI.
 
+(:data:`PLOT_HELP` holds the ``--help`` text of each command.)
+
 ``bandsim results DIR [--json|--csv]``
     One row per result file under DIR (a sweep's or a figure's directory, or
     any folder of ``bandsim run --out`` files): mean final pseudo-regret with
     its 95 % confidence half-width, and every setting that varies between the
     results (ε, δ, s, …) as a column. ``--json`` prints a strict JSON list
     (NaN → null), ``--csv`` a CSV table.
-``bandsim plot DIR [--out FILE] [--xscale log|linear] [--dpi N] [--time-average]``
+``bandsim plot DIR [--x PARAM] [--by COLS] [--facet COLS] [--yscale log] [--overlay ...]``
     The mean regret curves of every result under DIR (95 % bands), one panel
-    per instance, K, reward model and horizon, written as PNG and PDF.
+    per instance, K, reward model and horizon; with ``--x epsilon`` the final
+    regret against ε (95 % error bars), one series per ``--by`` value. See
+    :mod:`bandsim.studies.plotdir`. ``--width column|page``, ``--format
+    png,pdf,svg``, ``--dpi``.
 
 The command line wires this module in with :func:`add_parsers` (new
 subcommands, and the study options ``--overwrite``, ``--dpi``, ``--xscale``,
@@ -24,29 +29,71 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..results import Result
-from ..studies.plots import figure_grid, plot_curve, round_axis, save
-from ..studies.store import dumps, identity_of, key, load_outcome, result_files
-from .common import wide_console
+from ..studies.plotdir import plot_rows
+from ..studies.plots import FORMATS, check_figure_options, check_out_file
+from ..studies.store import dumps, identity_of, key, result_files
+from .common import command, plain, wide_console
 
+#: ``--help`` descriptions of ``results`` and ``plot``.
+PLOT_HELP = {
+    "results": "One row per result file under DIR: mean final pseudo-regret with its 95 % "
+               "confidence half-width and every setting that varies between the results.\n"
+               "--json prints a strict JSON list (NaN -> null), --csv a CSV table; the "
+               "columns are documented in docs/results.md.",
+    "plot": "Draw every result under DIR: regret curves against t (one panel per instance, "
+            "K, reward model and horizon), or with --x PARAM the final regret against a "
+            "swept setting with 95 % error bars (--by: series, --facet: panels).\n"
+            "Legends sit outside the panels, sorted numerically; the title states T and the "
+            "runs simulated, the footer the seed and bandsim version.\n"
+            "--overlay lai-robbins,dp-lower adds the asymptotic lower bounds of Lai & Robbins "
+            "(1985) and, under ε-DP, of Azize & Basu (NeurIPS 2022, Theorem 3) for fixed "
+            "Bernoulli instances.",
+}
+
+#: The statistics of the final pseudo-regret, named as in ``Result.summary()``,
+#: ``run --json``, ``summary.json``/``summary.parquet`` and the suite
+#: (docs/results.md, "One vocabulary").
+STATISTICS = ("regret_mean", "regret_ci95", "regret_median", "time_avg_regret_mean",
+              "time_avg_regret_ci95")
 #: Columns every row of ``bandsim results`` has, in order.
 BASE_COLUMNS = ("algorithm", "instance", "arms", "rewards", "sigma", "epsilon", "horizon",
-                "runs", "seed", "mean_regret", "ci95", "median_regret", "time_avg_regret",
-                "version", "file", "key")
+                "runs", "seed", "regret_mean", "regret_ci95", "regret_median",
+                "time_avg_regret_mean", "time_avg_regret_ci95", "version", "file", "key")
 
 
 def add_parsers(sub):
-    """Add ``results`` and ``plot`` to the ``bandsim`` subparsers, and study options."""
+    """Add ``results`` and ``plot`` to the ``bandsim`` subparsers, and study options.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``bandsim`` subcommands.
+    """
     res = sub.add_parser("results", help="summary table of a sweep or figure directory")
     res.add_argument("dir", help="a directory written by sweep, reproduce or run --out")
     fmt = res.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print a JSON list of rows")
     fmt.add_argument("--csv", action="store_true", help="print CSV")
 
-    plot = sub.add_parser("plot", help="regret curves of every result in a directory")
-    plot.add_argument("dir")
-    plot.add_argument("--out", default=None, help="figure file (default DIR/plot.png and .pdf)")
+    plot = sub.add_parser("plot", help="regret curves, or final regret against a parameter, "
+                                       "of every result in a directory")
+    plot.add_argument("dir", help="a directory written by sweep, reproduce or run --out")
+    plot.add_argument("--out", default=None,
+                      help="figure file (default DIR/plot.png; other formats beside it)")
     plot.add_argument("--time-average", action="store_true", help="plot Reg(t)/t")
-    _figure_args(plot)
+    plot.add_argument("--x", default=None, metavar="PARAM",
+                      help="final regret against this setting (epsilon, scale, arms, ...)")
+    plot.add_argument("--by", default=None, metavar="COLS",
+                      help="one series per value of these columns (default: algorithm and "
+                           "every other varying setting)")
+    plot.add_argument("--facet", default=None, metavar="COLS",
+                      help="one panel per value of these columns (default: instance, arms, "
+                           "rewards, horizon)")
+    plot.add_argument("--yscale", default="linear", choices=("linear", "log"))
+    plot.add_argument("--overlay", default=None, metavar="NAMES",
+                      help="theory overlays for fixed Bernoulli instances: lai-robbins, "
+                           "dp-lower (comma list)")
+    _figure_args(plot, xscale_default=None)
 
     for name in ("sweep", "reproduce"):
         p = sub.choices.get(name)
@@ -58,20 +105,39 @@ def add_parsers(sub):
         _figure_args(sub.choices["reproduce"])
 
 
-def _figure_args(p):
-    p.add_argument("--dpi", type=int, default=300, help="PNG resolution (default 300)")
-    p.add_argument("--xscale", default="linear", choices=("linear", "log"),
-                   help="x axis of regret curves (default linear, as the papers)")
-    p.add_argument("--format", default="png,pdf",
-                   help="figure formats, comma-separated (default png,pdf)")
+def _figure_args(p, xscale_default="linear"):
+    p.add_argument("--dpi", type=int, default=300, help="PNG resolution, 10-2400 (default 300)")
+    p.add_argument("--xscale", default=xscale_default, choices=("linear", "log"),
+                   help="x axis (default: linear for regret curves, as the papers; log for "
+                        "--x over a factor of 10 or more)")
+    p.add_argument("--format", default="png",
+                   help="figure formats, comma-separated among png, pdf, svg (default png; "
+                        "vector pdf/svg for a paper cost ~0.5 s each)")
+    p.add_argument("--width", default=None, choices=("column", "page"),
+                   help="fit one column (3.5 in) or the page width (7 in) of a two-column "
+                        "paper (default: 4 in per panel)")
 
 
 def formats(args):
-    """The ``--format`` list, validated."""
+    """The ``--format`` list, validated.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    tuple of str
+
+    Raises
+    ------
+    ConfigError
+        An unknown or empty format list.
+    """
     out = tuple(f.strip().lower() for f in args.format.split(",") if f.strip())
-    bad = [f for f in out if f not in ("png", "pdf", "svg")]
+    bad = [f for f in out if f not in FORMATS]
     if bad or not out:
-        raise ConfigError("format", args.format, "must be a comma list of png, pdf, svg")
+        raise ConfigError("format", args.format, f"must be a comma list of {', '.join(FORMATS)}")
     return out
 
 
@@ -79,6 +145,11 @@ def formats(args):
 
 def collect(directory):
     """Summary rows of every result file under ``directory``.
+
+    Parameters
+    ----------
+    directory : path
+        A sweep's or figure's directory, or any folder of result files.
 
     Returns
     -------
@@ -92,7 +163,6 @@ def collect(directory):
     ConfigError
         ``directory`` does not exist or holds no readable result.
     """
-
     d = Path(directory)
     if not d.is_dir():
         raise ConfigError("dir", str(directory), "is not a directory")
@@ -109,9 +179,8 @@ def collect(directory):
         row = dict(algorithm=s["algorithm"], instance=s["instance"], arms=s["arms"],
                    rewards=res.config.get("rewards"), sigma=res.config.get("sigma"),
                    epsilon=s["epsilon"], horizon=s["horizon"], runs=s["runs"],
-                   seed=res.config.get("seed"), mean_regret=s["regret_mean"],
-                   ci95=s["regret_ci95"], median_regret=s["regret_median"],
-                   time_avg_regret=s["time_avg_regret_mean"],
+                   seed=res.config.get("seed"),
+                   **{k: s[k] for k in STATISTICS},
                    version=res.versions.get("bandsim"), file=str(f.relative_to(d)),
                    key=key(ident))
         row["params"] = res.config.get("params", {})
@@ -155,30 +224,49 @@ def _names_from_json(d):
 
 
 def varying(rows, columns):
-    """The columns among ``columns`` whose value is not the same in every row."""
+    """The columns among ``columns`` whose value is not the same in every row.
+
+    Parameters
+    ----------
+    rows : list of dict
+    columns : sequence of str
+
+    Returns
+    -------
+    list of str
+    """
     return [c for c in columns if len({json.dumps(r.get(c)) for r in rows}) > 1]
 
 
 def results_table(rows):
-    """A rich table: fixed columns, then every setting that varies between rows."""
+    """A rich table: fixed columns, then every setting that varies between rows.
+
+    Parameters
+    ----------
+    rows : list of dict
+        From :func:`collect`.
+
+    Returns
+    -------
+    rich.table.Table
+    """
     from rich.table import Table
 
     fixed = ("algorithm", "instance", "arms")
-    skip = set(fixed) | {"mean_regret", "ci95", "median_regret", "time_avg_regret", "file",
-                         "key", "version", "job", "panel", "label"}
+    skip = set(fixed) | set(STATISTICS) | {"file", "key", "version", "job", "panel", "label"}
     cols = [c for c in rows[0] if c not in skip]
     show = varying(rows, cols)
     same = {c: rows[0][c] for c in cols if c not in show and rows[0][c] is not None}
     t = Table(title="final pseudo-regret (mean ± 95% CI over runs)",
-              caption=", ".join(f"{k}={_fmt(v)}" for k, v in same.items()) or None)
+              caption=plain(", ".join(f"{k}={_fmt(v)}" for k, v in same.items())) or None)
     lead = [c for c in ("panel", "label", "job") if c in rows[0]]
     for c in lead + list(fixed) + show + ["regret", "Reg(T)/T", "file"]:
         t.add_column(c, justify="left" if c in lead + ["algorithm", "instance", "file"]
                      else "right")
     for r in rows:
-        t.add_row(*(_fmt(r[c]) for c in lead + list(fixed) + show),
-                  f"{r['mean_regret']:,.1f} ± {_fmt(r['ci95'], ',.1f')}",
-                  f"{r['time_avg_regret']:.3g}", r["file"])
+        t.add_row(*(plain(_fmt(r[c])) for c in lead + list(fixed) + show),
+                  f"{r['regret_mean']:,.1f} ± {_fmt(r['regret_ci95'], ',.1f')}",
+                  f"{r['time_avg_regret_mean']:.3g}", plain(r["file"]))
     return t
 
 
@@ -190,7 +278,9 @@ def _fmt(v, spec="g"):
     return str(v)
 
 
+@command
 def cmd_results(args, console):
+    """``bandsim results DIR``: a table, ``--json`` (a list) or ``--csv`` of the results."""
     rows = collect(args.dir)
     if args.json:
         print(dumps(rows, indent=2))
@@ -208,55 +298,63 @@ def cmd_results(args, console):
 
 # ----------------------------------------------------------------------------- plot
 
-def plot_directory(directory, out=None, *, time_average=False, xscale="linear", dpi=300,
-                   formats=("png", "pdf")):
-    """Draw every result under ``directory``: one panel per instance, K, rewards and T.
+def plot_directory(directory, out=None, *, time_average=False, xscale=None, yscale="linear",
+                   dpi=300, formats=("png", "pdf"), x=None, by=None, facet=None, width=None,
+                   overlay=()):
+    """Draw every result under ``directory`` (:mod:`bandsim.studies.plotdir`).
+
+    Parameters
+    ----------
+    directory : path
+        A sweep's, a figure's or any folder of result files.
+    out : path, optional
+        Figure file (default ``DIR/plot.png`` and the other formats beside it).
+    time_average : bool
+        Reg(t)/t instead of Reg(t).
+    xscale, yscale : {"linear", "log"}, optional
+    dpi : int
+        PNG resolution, in :data:`bandsim.studies.plots.DPI_RANGE`.
+    formats : sequence of str
+        Among ``png``, ``pdf``, ``svg``.
+    x : str, optional
+        Plot final regret against this setting instead of curves against t.
+    by, facet : str, optional
+        Comma lists of columns: series and panels.
+    width : {"column", "page"}, optional
+    overlay : sequence of str
+        Theory overlays (:data:`bandsim.studies.plotdir.OVERLAYS`).
 
     Returns
     -------
     list of Path
         The files written.
+
+    Raises
+    ------
+    ConfigError
+        Bad options or output path, or a directory without results (before drawing).
     """
-
+    check_figure_options(dpi, formats, width)
     d = Path(directory)
+    target = Path(out) if out else d / "plot.png"
+    if out is not None:
+        check_out_file(out)
     rows = collect(d)
-    groups = {}
-    for r in rows:
-        g = (r["instance"], r["arms"], r["rewards"], r["horizon"])
-        groups.setdefault(g, []).append(r)
-    fig, axes = figure_grid(len(groups))
-    params = [c for c in rows[0] if c not in BASE_COLUMNS and c not in ("panel", "label", "job")]
     files = {str(f.relative_to(d)): f for f in result_files(d)}
-    settings = ["epsilon", "seed", "runs", *params]
-    for ax, (g, members) in zip(axes, groups.items()):
-        for i, r in enumerate(members):
-            o = load_outcome(files[r["file"]])
-            same_algo = [m for m in members if m["algorithm"] == r["algorithm"]]
-            label = r.get("label") or " ".join(
-                [r["algorithm"]] + [f"{_SHORT.get(c, c)}={_fmt(r[c])}"
-                                    for c in varying(same_algo, settings)])
-            plot_curve(ax, o.checkpoints, o.mean, o.half95, label=label, index=i,
-                       time_average=time_average, xscale=xscale)
-        round_axis(ax, xscale)
-        inst, k, rewards, T = g
-        common = [c for c in settings if c not in varying(members, [c])
-                  and members[0][c] is not None and c in ("epsilon", "seed")]
-        extra = "".join(f", {_SHORT.get(c, c)} = {_fmt(members[0][c])}" for c in common)
-        ax.set_title(f"{inst}, K = {k}, {rewards}, T = {T:.3g}{extra}", fontsize=9)
-        ax.set_xlabel("t")
-        ax.set_ylabel("Reg(t)/t" if time_average else "Pseudo-regret")
-        ax.grid(True, linewidth=0.4, alpha=0.5)
-        ax.legend(fontsize=7, frameon=False)
-    return save(fig, Path(out) if out else d / "plot.png", dpi=dpi, formats=formats)
+    return plot_rows(rows, files, target, x=x, by=by, facet=facet, time_average=time_average,
+                     xscale=xscale, yscale=yscale, overlay=overlay, dpi=dpi, formats=formats,
+                     width=width)
 
 
-_SHORT = {"epsilon": "ε", "delta": "δ", "scale": "s", "beta": "β", "growth": "η"}
-
-
+@command
 def cmd_plot(args, console):
+    """``bandsim plot DIR``: draw, then print the files written (one line)."""
+    overlay = tuple(o.strip() for o in (args.overlay or "").split(",") if o.strip())
     paths = plot_directory(args.dir, args.out, time_average=args.time_average,
-                           xscale=args.xscale, dpi=args.dpi, formats=formats(args))
-    console.print("wrote " + ", ".join(str(p) for p in paths))
+                           xscale=args.xscale, yscale=args.yscale, dpi=args.dpi,
+                           formats=formats(args), x=args.x, by=args.by, facet=args.facet,
+                           width=args.width, overlay=overlay)
+    console.print("wrote " + ", ".join(plain(p) for p in paths), soft_wrap=True)
     return 0
 
 
@@ -266,7 +364,21 @@ DISPATCH = {"results": cmd_results, "plot": cmd_plot}
 # ----------------------------------------------------------------------------- Ctrl-C
 
 def interrupted(exc, argv, console):
-    """Print what an interrupted command leaves behind in one line; return 130."""
+    """Print what an interrupted command leaves behind in one line; return 130.
+
+    Parameters
+    ----------
+    exc : KeyboardInterrupt
+        With ``done``, ``total``, ``left`` when a study was interrupted.
+    argv : list of str or None
+        The command line (None: ``sys.argv``).
+    console : rich.console.Console
+
+    Returns
+    -------
+    int
+        130.
+    """
     command = shlex.join(["bandsim", *(sys.argv[1:] if argv is None else argv)])
     done = getattr(exc, "done", None)
     if done is None:
@@ -282,5 +394,16 @@ def interrupted(exc, argv, console):
 
 
 def argv_command(argv):
+    """The subcommand of a command line.
+
+    Parameters
+    ----------
+    argv : list of str or None
+        None: ``sys.argv[1:]``.
+
+    Returns
+    -------
+    str or None
+    """
     args = sys.argv[1:] if argv is None else argv
     return next((a for a in args if not a.startswith("-")), None)

@@ -12,13 +12,14 @@ from .. import resources
 from ..errors import ConfigError
 from ..registry import all_params, get_algorithm
 from ..studies.jobs import job_instance, run_jobs
+from ..studies.plots import check_out_dir, check_out_file
 from ..studies.store import Interrupted, exact
-from .common import floats, ints, one_int, print_rows, wide_console
+from .common import command, floats, ints, one_int, print_rows, registers, wide_console
 
 
+@registers
 def add_parser(sub):
     """Register ``bandsim run``; its parameter flags come from the registry."""
-
     run = sub.add_parser("run", help="simulate an algorithm on an instance")
     run.add_argument("algorithm", help="algorithm name(s), comma-separated (see `bandsim list`)")
     run.add_argument("--instance", default=None, help="C1-C4, easy, hard; comma list allowed")
@@ -26,7 +27,7 @@ def add_parser(sub):
                      help="an instance file built from data (`bandsim instances build`)")
     run.add_argument("--means", type=floats, default=None,
                      help="explicit arm means, e.g. 0.9,0.8,0.8")
-    run.add_argument("--arms", type=ints_list, default=None, help="K; comma list allowed")
+    run.add_argument("--arms", type=ints, default=None, help="K; comma list allowed")
     run.add_argument("--rewards", default="bernoulli", help="bernoulli or gaussian (clipped)")
     run.add_argument("--sigma", type=float, default=0.1, help="σ of gaussian rewards")
     run.add_argument("--horizon", type=one_int, required=True, help="T, e.g. 5e7")
@@ -46,13 +47,15 @@ def add_parser(sub):
     return run
 
 
-def ints_list(text):
-    return ints(text)
-
-
 def add_param_flags(parser, names=None):
-    """One flag per declared algorithm parameter (ε takes a comma list)."""
+    """One flag per declared algorithm parameter (ε takes a comma list).
 
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    names : collection of str, optional
+        Only these parameters (default: all declared).
+    """
     for p in all_params().values():
         if names is not None and p.name not in names:
             continue
@@ -63,8 +66,23 @@ def add_param_flags(parser, names=None):
 
 
 def expand(args):
-    """The list of simulate() keyword sets that ``bandsim run`` asks for."""
+    """The list of simulate() keyword sets that ``bandsim run`` asks for.
 
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``bandsim run`` command line.
+
+    Returns
+    -------
+    list of dict
+        One keyword set per combination of algorithm, instance, K and ε.
+
+    Raises
+    ------
+    ConfigError
+        Bad input, in one line, before any work.
+    """
     algos = [get_algorithm(a.strip()) for a in args.algorithm.split(",") if a.strip()]
     if not algos:
         raise ConfigError("algorithm", args.algorithm, "give at least one algorithm name")
@@ -110,20 +128,48 @@ def _is_dir_target(out, n_jobs):
 
 
 def check_out(args, n_jobs):
-    """Refuse an ``--out`` that cannot be written, before any simulation runs."""
+    """Refuse an ``--out`` that cannot be written, before any simulation runs.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+    n_jobs : int
+        Configurations to run (several need a directory).
+
+    Raises
+    ------
+    ConfigError
+        Bad input, in one line, before any work.
+    """
     if args.out is None:
         return
     out = Path(args.out)
     if _is_dir_target(args.out, n_jobs):
         if out.exists() and not out.is_dir():
             raise ConfigError("out", args.out, "is a file; several results need a directory")
+        check_out_dir(out)  # a writable directory, or one that can be created
         return  # created (with its parents) when the first result is written
+    if out.parent.is_dir():
+        check_out_file(out)  # writable directory; not a directory or device
     if not out.parent.is_dir():
         raise ConfigError("out", args.out, f"its directory {out.parent} does not exist "
                                            "(create it, or end --out with / for a directory)")
 
 
 def out_path(args, job, n_jobs):
+    """The Parquet path of one job's result (None without ``--out``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+    job : dict
+        The job's simulate() keywords.
+    n_jobs : int
+
+    Returns
+    -------
+    pathlib.Path or None
+    """
     if args.out is None:
         return None
     if not _is_dir_target(args.out, n_jobs):
@@ -143,6 +189,15 @@ def batch_table(config):
 
     Only for plans whose stages carry the protocol's g, τ and m (the
     algorithms of Chowdhury & Zhou (2023) built on the protocol P = (R, S, A)).
+
+    Parameters
+    ----------
+    config : dict
+        A result's configuration.
+
+    Returns
+    -------
+    rich.table.Table or None
     """
     from rich.table import Table
 
@@ -168,21 +223,38 @@ def batch_table(config):
     return t
 
 
+@command
 def cmd_run(args, console):
+    """``bandsim run``: simulate every combination, print one summary table (or JSON list)."""
+    previous = resources.set_budget(args.memory) if args.memory is not None else None
+    try:
+        return _run(args, console)
+    finally:  # --memory holds for this command only (main() may be called again in-process)
+        if args.memory is not None:
+            resources.restore_budget(previous)
+
+
+def _run(args, console):
     import secrets
 
-    if args.memory is not None:
-        resources.set_budget(args.memory)
     if args.seed is None:  # one root seed for the whole grid: common random instances
         args.seed = secrets.randbits(63)
     jobs = expand(args)
     check_out(args, len(jobs))
     rows = [None] * len(jobs)
+    clock = CompileClock()
     try:
-        for i, res, seconds in run_jobs(jobs, console=console):
-            rows[i] = summarize(res, seconds, out_path(args, jobs[i], len(jobs)))
+        with clock:
+            for i, res, seconds in run_jobs(jobs, console=console):
+                compiled = clock.take()  # JIT compilation during this job, not simulation
+                rows[i] = summarize(res, max(0.0, seconds - compiled),
+                                    out_path(args, jobs[i], len(jobs)))
+                rows[i]["compile_seconds"] = compiled
     except KeyboardInterrupt:
         raise Interrupted(sum(r is not None for r in rows), len(jobs)) from None
+    if clock.total >= 0.05:
+        console.print(f"compiled the kernels in {clock.total:.1f} s, once (cached on disk; "
+                      "the seconds below are simulation only)", highlight=False)
     print_rows(rows, args.json)
     table = batch_table(res.config) if len(jobs) == 1 and not args.json else None
     if table is not None:
@@ -191,7 +263,20 @@ def cmd_run(args, console):
 
 
 def summarize(res, seconds, path=None):
-    """The summary row of one result; writes it to ``path`` when given."""
+    """The summary row of one result; writes it to ``path`` when given.
+
+    Parameters
+    ----------
+    res : Result
+    seconds : float
+        Simulation time (JIT compilation excluded).
+    path : pathlib.Path, optional
+
+    Returns
+    -------
+    dict
+        ``Result.summary()`` plus ``seconds``, ``seed`` and ``out``.
+    """
     s = res.summary()
     s["seconds"] = seconds
     s["seed"] = res.config["seed"]
@@ -201,3 +286,56 @@ def summarize(res, seconds, path=None):
     return s
 
 
+
+
+class CompileClock:
+    """Seconds Numba spends compiling kernels while it is active (``numba:compile`` events).
+
+    Nested compilations (a kernel compiling its callees) count once. Loading
+    kernels from the on-disk cache is not compilation.
+
+    Attributes
+    ----------
+    total : float
+        Seconds of compilation since the clock started.
+    """
+
+    def __init__(self):
+        self.total = 0.0
+        self._taken = 0.0
+        self._depth = 0
+        self._t0 = 0.0
+        self._listener = None
+
+    def __enter__(self):
+        import time
+
+        from numba.core import event
+
+        clock = self
+
+        class _Listener(event.Listener):
+            def on_start(self, ev):
+                if clock._depth == 0:
+                    clock._t0 = time.perf_counter()
+                clock._depth += 1
+
+            def on_end(self, ev):
+                clock._depth -= 1
+                if clock._depth == 0:
+                    clock.total += time.perf_counter() - clock._t0
+
+        self._listener = _Listener()
+        event.register("numba:compile", self._listener)
+        return self
+
+    def __exit__(self, *exc):
+        from numba.core import event
+
+        event.unregister("numba:compile", self._listener)
+        return False
+
+    def take(self):
+        """Seconds compiled since the last call (float)."""
+        new, self._taken = self.total - self._taken, self.total
+        return new

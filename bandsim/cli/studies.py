@@ -1,13 +1,22 @@
 """``bandsim reproduce`` and ``bandsim sweep``: the papers' figures and TOML studies."""
+from pathlib import Path
+
 from ..errors import ConfigError, check_int
 from ..runner import MAX_HORIZON
 from ..studies.reproduce import reproduce
 from ..studies.sweep import sweep
-from .common import SUMMARY_COLUMNS, one_int, summary_table, wide_console
+from .common import SUMMARY_COLUMNS, command, one_int, plain, summary_table, wide_console
 from .results import formats
 
 
 def add_parsers(sub):
+    """Register ``bandsim reproduce`` and ``bandsim sweep``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``bandsim`` subcommands.
+    """
     rep = sub.add_parser("reproduce", help="simulate and plot one of the papers' figures")
     rep.add_argument("figure", help="figure name (see `bandsim list`)")
     rep.add_argument("--out", required=True, help="output directory")
@@ -31,8 +40,18 @@ def _backend_args(p):
 
 
 def check_backend(args):
-    """The backend and the Dask scheduler address, refused with one line if unusable."""
+    """The backend and the Dask scheduler address, refused with one line if unusable.
 
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``backend`` and ``scheduler``.
+
+    Raises
+    ------
+    ConfigError
+        Bad input, in one line, before any work.
+    """
     if args.backend not in ("local", "dask"):
         raise ConfigError("backend", args.backend, "must be local or dask")
     sched = args.scheduler
@@ -48,7 +67,9 @@ def check_backend(args):
                                               "in-process cluster)")
 
 
+@command
 def cmd_reproduce(args, console):
+    """``bandsim reproduce FIGURE --out DIR``: simulate (or resume) and draw a figure."""
     if args.runs is not None:
         args.runs = check_int("runs", args.runs, 1, 10**8)
     if args.horizon is not None:
@@ -60,17 +81,19 @@ def cmd_reproduce(args, console):
                               threads=args.threads, console=console,
                               backend=args.backend, scheduler=args.scheduler,
                               overwrite=args.overwrite, dpi=args.dpi, xscale=args.xscale,
-                              formats=formats(args))
+                              formats=formats(args), width=args.width)
     for note in skipped:
-        console.print(f"[yellow]skipped:[/] {note}")
+        console.print(f"[yellow]skipped:[/] {plain(note)}")
     wide_console().print(summary_table(rows, first=("panel", "label")))
-    console.print(f"wrote {args.out}/{args.figure}.{{{args.format},json}} "
-                  f"and {args.figure}/*.parquet")
+    out = Path(args.out)  # no "figs//name" for --out figs/
+    console.print(f"wrote {out / args.figure}.{{{args.format},json}} and "
+                  f"{out / args.figure}/*.parquet", highlight=False, soft_wrap=True)
     return 0
 
 
+@command
 def cmd_sweep(args, console):
-
+    """``bandsim sweep STUDY.toml --out DIR``: run (or resume) a grid of simulations."""
     check_backend(args)
 
     rows = sweep(args.study, args.out, console=console, backend=args.backend,

@@ -8,10 +8,12 @@ moved against a previous board. See docs/suite.md.
 from ..errors import ConfigError
 from ..studies import leaderboard as lb
 from ..studies.suite import SUITE_VERSION, run_suite
-from .common import one_int, wide_console
+from .common import command, one_int, plain, registers, wide_console
 
 
+@registers
 def add_parser(sub):
+    """Register ``bandsim suite``."""
     p = sub.add_parser("suite", help="the private-bandit benchmark and its audited leaderboard")
     tier = p.add_mutually_exclusive_group()
     tier.add_argument("--quick", dest="tier", action="store_const", const="quick",
@@ -38,7 +40,9 @@ def add_parser(sub):
     return p
 
 
+@command
 def cmd_suite(args, console):
+    """``bandsim suite``: run the benchmark suite and print its leaderboard."""
     algorithms = None
     if args.algorithms is not None:
         algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()]
@@ -55,7 +59,7 @@ def cmd_suite(args, console):
     term = wide_console()
     term.print(f"[bold]{lb.title_of(meta)}[/]")
     for line in lb.header_lines(meta):
-        term.print(line, highlight=False)
+        term.print(plain(line), highlight=False)
     for table in lb.rich_tables(lb.sections(rows, board, meta, cells=show_cells)):
         term.print(table)
     term.print(lb.LEGEND, style="dim", highlight=False)
@@ -68,7 +72,7 @@ def cmd_suite(args, console):
                    f"ranks and {counts['verdict']} verdicts changed; {counts['new']} new, "
                    f"{counts['gone']} gone ({path})", highlight=False)
         for note in counts["notes"]:
-            term.print(f"[yellow]note:[/] {note}", highlight=False)
+            term.print(f"[yellow]note:[/] {plain(note)}", highlight=False)
     console.print(f"wrote {', '.join(p.name for p in paths.values())} to {out}",
                   highlight=False)
     status = 0
@@ -78,7 +82,7 @@ def cmd_suite(args, console):
         status = 1
     failed = sorted({b["algorithm"] for b in board if b.get("failed")})
     if failed:
-        console.print(f"[bold red]privacy audit FAILed[/] for {', '.join(failed)}: not ranked "
-                      "(see the \"failed audit\" table)", highlight=False)
+        console.print(f"[bold red]privacy audit FAILed[/] for {plain(', '.join(failed))}: "
+                      "not ranked (see the \"failed audit\" table)", highlight=False)
         status = 1
     return status

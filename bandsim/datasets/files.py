@@ -32,7 +32,7 @@ import numpy as np
 
 from ..atomic import write_parquet
 from ..errors import ConfigError
-from ..instances import Instance, categorical_instance
+from ..instances import MAX_ARMS, Instance, categorical_instance
 
 FORMAT = 1
 META_KEY = b"bandsim.instance"
@@ -49,7 +49,18 @@ class DataFormatError(ConfigError):
 
 
 def sha256(path, chunk=1 << 20):
-    """Hex SHA-256 of a file's bytes."""
+    """Hex SHA-256 of a file's bytes.
+
+    Parameters
+    ----------
+    path : str or Path
+    chunk : int
+        Bytes read at a time.
+
+    Returns
+    -------
+    str
+    """
     h = hashlib.sha256()
     with open(path, "rb") as f:
         while block := f.read(chunk):
@@ -58,13 +69,32 @@ def sha256(path, chunk=1 << 20):
 
 
 def file_provenance(path):
-    """Path, size and SHA-256 of a source file (for instance metadata)."""
+    """Path, size and SHA-256 of a source file (for instance metadata).
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    dict
+        ``path`` (resolved), ``bytes``, ``sha256``.
+    """
     p = Path(path).resolve()
     return {"path": str(p), "bytes": p.stat().st_size, "sha256": sha256(p)}
 
 
 def library_versions(*names):
-    """Versions of the named libraries that are importable."""
+    """Versions of the named libraries that are importable (bandsim, numpy, pyarrow always).
+
+    Parameters
+    ----------
+    *names : str
+
+    Returns
+    -------
+    dict of str -> str
+    """
     import importlib.metadata as md
 
     out = {}
@@ -130,6 +160,10 @@ def write_instance(path, values, probs, *, name, kind, provenance, labels=None,
 def read_instance_table(path):
     """The arms table and metadata of an instance file.
 
+    Parameters
+    ----------
+    path : str or Path
+
     Returns
     -------
     table : pyarrow.Table
@@ -157,7 +191,20 @@ def read_instance_table(path):
         raise ConfigError("instance_file", str(path),
                           "not a bandsim instance file (no bandsim.instance metadata or "
                           "values/probs columns; build one with `bandsim instances build`)")
-    meta = json.loads(meta)
+    try:
+        meta = json.loads(meta)
+    except (ValueError, UnicodeDecodeError):
+        meta = None
+    if not isinstance(meta, dict):
+        raise ConfigError("instance_file", str(path),
+                          "its bandsim.instance metadata is not a JSON object")
+    fmt = meta.get("format", FORMAT)
+    if not isinstance(fmt, int) or isinstance(fmt, bool):
+        raise ConfigError("instance_file", str(path), f"metadata format={fmt!r} is not an "
+                                                      "integer")
+    if table.num_rows > MAX_ARMS:
+        raise ConfigError("instance_file", str(path), f"{table.num_rows:,} arms, more than the "
+                                                      f"{MAX_ARMS:,} arms bandsim simulates")
     if meta.get("format", FORMAT) > FORMAT:
         raise ConfigError("instance_file", str(path),
                           f"format {meta['format']} is newer than this bandsim reads ({FORMAT})")
@@ -196,7 +243,24 @@ def load_instance(path):
         inst = categorical_instance(values, probs, name=source["name"], source=source)
     except ConfigError as e:
         raise ConfigError("instance_file", str(path), str(e)) from None
+    _check_mean_column(path, table, inst.location)
     if np.all(np.isin(inst.values[inst.probs > 0], (0.0, 1.0))):
         mean1 = (inst.probs * (inst.values == 1.0)).sum(axis=1)
         return Instance(inst.name, "bernoulli", mean1, source=source)
     return inst
+
+
+def _check_mean_column(path, table, location, rtol=1e-9, atol=1e-12):
+    """Refuse a ``mean`` column that contradicts the arms' values/probs (Σ_j p_j v_j)."""
+    if "mean" not in table.column_names:
+        return
+    try:
+        stated = np.asarray(table.column("mean").to_numpy(zero_copy_only=False), np.float64)
+    except (TypeError, ValueError):
+        raise ConfigError("instance_file", str(path), "its mean column is not numeric") from None
+    ok = np.isclose(stated, location, rtol=rtol, atol=atol)
+    if not ok.all():
+        a = int(np.flatnonzero(~ok)[0])
+        raise ConfigError("instance_file", str(path),
+                          f"arm {a}: mean column says {stated[a]:.6g} but its values/probs "
+                          f"give {location[a]:.6g}; rebuild the file")

@@ -1,7 +1,7 @@
 """The seeds' figures, as data: what to simulate for each panel and curve.
 
 ``bandsim reproduce FIGURE --out DIR`` simulates every curve, writes one
-Parquet file per curve (:mod:`bandsim.store`), the figure as PNG and PDF and
+Parquet file per curve (:mod:`bandsim.store`), the figure (PNG; PDF/SVG with --format) and
 a JSON summary.
 
 Figures
@@ -64,7 +64,10 @@ class Panel:
 class Figure:
     """A figure: panels, the paper's T and runs, and how it is drawn.
 
-    ``rows`` gives panels per row as in the paper (shorter rows centred);
+    ``title`` says what the paper plots, never its scale: the horizon and runs
+    drawn are those simulated, added when the figure is drawn.
+    ``rows`` gives panels per row (shorter rows centred; three panels side
+    by side rather than one tall column, so a figure fits a page);
     ``xlabel``/``ylabel`` are the paper's axis labels; ``highlight`` names two
     curve labels ``(a, b)`` whose points where b's mean regret is below a's
     are marked (and listed in the JSON).
@@ -106,7 +109,7 @@ def _thesis(number, instance, appendix):
     prefix = "A" if appendix else "6"
     sub = f"$C_{instance[1:]}$"
     what = "with ε ∈ {0.25, 1}" if by_k else "with K = 5"
-    return Figure(f"thesis-{prefix}.{number}", f"Under {sub} {what}, T = 5×10⁷",
+    return Figure(f"thesis-{prefix}.{number}", f"Under {sub} {what}",
                   f"Sajed, MSc thesis (Sajed & Sheffet, ICML 2019), "
                   f"{'Appendix A.2' if appendix else 'Chapter 6'}, Figure {prefix}.{number}",
                   tuple(panels), 50_000_000, 30, rows=rows)
@@ -155,17 +158,17 @@ def _cz():
                T, runs, rows=(3, 2), **cz),
         Figure("cz-fig2", main + " in Gaussian bandit instances, large reward gap (easy instance)",
                arxiv + "Appendix J, Figure 2",
-               tuple(_gauss("easy", e) for e in CZ_EPS), T, runs, rows=(1, 1, 1), **cz),
+               tuple(_gauss("easy", e) for e in CZ_EPS), T, runs, rows=(3,), **cz),
         Figure("cz-fig3", main + " in Gaussian bandit instances, small reward gap (hard instance)",
                arxiv + "Appendix J, Figure 3",
-               tuple(_gauss("hard", e) for e in CZ_EPS), T, runs, rows=(1, 1, 1), **cz),
+               tuple(_gauss("hard", e) for e in CZ_EPS), T, runs, rows=(3,), **cz),
         Figure("cz-fig4", "Comparison of time-average regret for CDP-SE, LDP-SE, Dist-DP-SE, "
                "Dist-RDP-SE and Dist-CDP-SE, easy instance", arxiv + "Appendix J, Figure 4",
-               tuple(_gauss("easy", e, "protocols") for e in CZ_EPS), T, runs, rows=(1, 1, 1),
+               tuple(_gauss("easy", e, "protocols") for e in CZ_EPS), T, runs, rows=(3,),
                **cz),
         Figure("cz-fig5", main + " in bandit instances generated from real data (MSLR-WEB10K)",
                src + "(workshop version), Figure 5",
-               tuple(_mslr(e) for e in (1.0, 5.0, 10.0)), T, runs, rows=(1, 1, 1), **cz),
+               tuple(_mslr(e) for e in (1.0, 5.0, 10.0)), T, runs, rows=(3,), **cz),
     ]
 
 

@@ -345,14 +345,17 @@ def sections(rows, board, meta, cells=True):
 # ---------------------------------------------------------------- renderers
 
 def rich_tables(secs):
+    """Rich tables of the sections; their text (names, reasons, errors) is shown as is."""
+    from rich.markup import escape
     from rich.table import Table
 
     for s in secs:
-        t = Table(title=s.title, caption=s.caption or None, title_justify="left")
+        t = Table(title=escape(s.title), caption=escape(s.caption) if s.caption else None,
+                  title_justify="left")
         for c in s.columns:
-            t.add_column(c, overflow="fold")
+            t.add_column(escape(c), overflow="fold")
         for r in s.rows:
-            t.add_row(*r)
+            t.add_row(*(escape(str(x)) for x in r))
         yield t
 
 

@@ -8,16 +8,27 @@ redraws from disk, and one with other settings (``--runs``, ``--horizon``,
 from pathlib import Path
 
 from .. import registry
+from .._version import __version__
 from ..atomic import write_text
 from ..errors import ConfigError
 from .figures import FIGURES
-from .plots import (XSCALES, figure_grid, layout_rows, plot_curve, plot_level, plot_points,
-                    round_axis, save)
+from .plots import (XSCALES, check_figure_options, check_out_dir, count_text, figure_grid,
+                    plot_curve, plot_level, plot_points, provenance, round_axis, save,
+                    shared_legend)
 from .store import dumps, exact, run_stored, slot_name
 
 
 def figure_jobs(figure, runs=None, horizon=None, seed=1, instance_file=None, threads=None):
     """The simulate() keyword sets of a figure, and what had to be left out.
+
+    Parameters
+    ----------
+    figure : Figure
+    runs, horizon : int, optional
+        Overrides of the paper's runs and T.
+    seed : int
+    instance_file : path, optional
+    threads : int, optional
 
     Returns
     -------
@@ -59,8 +70,21 @@ def figure_jobs(figure, runs=None, horizon=None, seed=1, instance_file=None, thr
 
 
 def slot(p, curve, job, panel):
-    """The store slot of a figure job: panel, curve and (for versus panels) the x value."""
+    """The store slot of a figure job: panel, curve and (for versus panels) the x value.
 
+    Parameters
+    ----------
+    p : int
+        Panel index.
+    curve : Curve
+    job : dict
+        The job's simulate() keywords.
+    panel : Panel
+
+    Returns
+    -------
+    str
+    """
     name = f"panel{p + 1}_{_slug(curve.label)}"
     if panel.x is not None and panel.x[0] in job:
         name += f"_{panel.x[0]}={exact(job[panel.x[0]])}"
@@ -69,8 +93,8 @@ def slot(p, curve, job, panel):
 
 def reproduce(name, out, *, runs=None, horizon=None, seed=1, instance_file=None,
               threads=None, console=None, backend="local", scheduler=None, overwrite=False,
-              dpi=300, xscale="linear", formats=("png", "pdf")):
-    """Simulate every curve of figure ``name``; write Parquet, PNG, PDF and JSON to ``out``.
+              dpi=300, xscale="linear", formats=("png", "pdf"), width=None):
+    """Simulate every curve of figure ``name``; write Parquet, the figure and JSON to ``out``.
 
     Parameters
     ----------
@@ -85,6 +109,13 @@ def reproduce(name, out, *, runs=None, horizon=None, seed=1, instance_file=None,
         Root seed shared by every curve (common random instances).
     instance_file : path, optional
         Instance file for the real-data panels.
+    threads : int, optional
+        Worker threads per simulation.
+    console : rich.console.Console, optional
+        Where progress bars go.
+    backend : {"local", "dask"}
+    scheduler : str, optional
+        Dask scheduler address.
     overwrite : bool
         Recompute stored curves of another configuration instead of refusing.
     dpi : int
@@ -92,7 +123,9 @@ def reproduce(name, out, *, runs=None, horizon=None, seed=1, instance_file=None,
     xscale : {"linear", "log"}
         x axis of the regret-against-t panels.
     formats : sequence of str
-        Figure files to write.
+        Figure files to write (``png``, ``pdf``, ``svg``).
+    width : {"column", "page"}, optional
+        Figure width preset (:data:`bandsim.studies.plots.WIDTHS`).
 
     Returns
     -------
@@ -108,11 +141,12 @@ def reproduce(name, out, *, runs=None, horizon=None, seed=1, instance_file=None,
     bandsim.store.Interrupted
         On Ctrl-C.
     """
-
     if name not in FIGURES:
         raise ConfigError("figure", name, f"must be one of {', '.join(FIGURES)}")
     if xscale not in XSCALES:
         raise ConfigError("xscale", xscale, f"must be one of {', '.join(XSCALES)}")
+    check_figure_options(dpi, formats, width)
+    check_out_dir(out)
     fig_spec = FIGURES[name]
     jobs, skipped = figure_jobs(fig_spec, runs, horizon, seed, instance_file, threads)
     out = Path(out)
@@ -135,7 +169,7 @@ def reproduce(name, out, *, runs=None, horizon=None, seed=1, instance_file=None,
     files, highlights = [], []
     if jobs:
         files, highlights = draw(fig_spec, jobs, outcomes, out / name, seed=seed, dpi=dpi,
-                                 xscale=xscale, formats=formats)
+                                 xscale=xscale, formats=formats, width=width)
     else:
         skipped.append("no panel could be simulated: no figure drawn")
     write_text(out / f"{name}.json", dumps(
@@ -146,10 +180,32 @@ def reproduce(name, out, *, runs=None, horizon=None, seed=1, instance_file=None,
 
 
 def draw(fig_spec, jobs, outcomes, base, *, seed, dpi=300, xscale="linear",
-         formats=("png", "pdf")):
+         formats=("png", "pdf"), width=None):
     """Draw a figure from its jobs' outcomes; return (files written, highlighted points).
 
-    Only panels with at least one curve are drawn (no empty panel).
+    Only panels with at least one curve are drawn (no empty panel). The title
+    states the horizon(s) and runs that were simulated, the footer the source,
+    seed and bandsim version (:func:`provenance_text`).
+
+    Parameters
+    ----------
+    fig_spec : Figure
+    jobs : list of (int, Curve, dict)
+        From :func:`figure_jobs`.
+    outcomes : list
+        Stored outcomes (``checkpoints``, ``mean``, ``half95``, ``summary``), one per job.
+    base : Path
+        ``DIR/NAME``; files are ``DIR/NAME.png`` etc.
+    seed : int
+    dpi : int
+    xscale : {"linear", "log"}
+    formats : sequence of str
+    width : {"column", "page"}, optional
+
+    Returns
+    -------
+    files : list of Path
+    highlights : list of dict
     """
     import numpy as np
 
@@ -157,15 +213,10 @@ def draw(fig_spec, jobs, outcomes, base, *, seed, dpi=300, xscale="linear",
     rows = fig_spec.rows
     if rows is not None and len(drawn) != len(fig_spec.panels):
         rows = None  # panels were skipped: let the layout close the gaps
-    import textwrap
-
-    probe = layout_rows(len(drawn), rows)
-    width = int(4.0 * max(probe) * 14)  # characters of a fontsize-9 line across the figure
-    title = [textwrap.fill(line, width, break_on_hyphens=False) for line in
-             (fig_spec.title, f"{fig_spec.source}; bandsim, seed {seed}")]
-    n_lines = sum(t.count("\n") + 1 for t in title)
-    fig, axes = figure_grid(len(drawn), rows=rows, title_lines=n_lines)
+    fig, axes = figure_grid(len(drawn), rows=rows, width=width)
+    title, footer = provenance_text(fig_spec, jobs, outcomes, seed)
     ax_of = dict(zip(drawn, axes))
+    panel_t = panel_horizons(jobs, outcomes)
     highlights = []
     for p in drawn:
         ax, panel = ax_of[p], fig_spec.panels[p]
@@ -204,12 +255,66 @@ def draw(fig_spec, jobs, outcomes, base, *, seed, dpi=300, xscale="linear",
             ax.set_yscale("log")
             _no_minor_labels(ax)
             ax.set_xlabel(_SYMBOL.get(param, param))
-        ax.set_title(panel.title, fontsize=10)
-        ax.set_ylabel(fig_spec.ylabel)
+        small = fig.bandsim_small
+        ax.set_title(panel.title + panel_t.get(p, ""), fontsize=7.5 if small else 10)
+        ax.set_ylabel(fig_spec.ylabel, fontsize=7 if small else None)
+        ax.xaxis.label.set_fontsize(7 if small else ax.xaxis.label.get_fontsize())
         ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
-        ax.legend(fontsize=7, frameon=False)
-    fig.suptitle("\n".join(title), fontsize=9, y=1 - 0.05 / fig.get_figheight(), va="top")
+    shared_legend(fig, axes, fontsize=6.5 if fig.bandsim_small else 8)
+    provenance(fig, title, footer)
     return save(fig, base.parent / f"{base.name}.png", dpi=dpi, formats=formats), highlights
+
+
+def provenance_text(fig_spec, jobs, outcomes, seed):
+    """The title and footer of a drawn figure, from what was simulated.
+
+    The title is the figure's own (without the paper's scale) followed by
+    the horizon T and the runs per curve of the stored results; when panels
+    differ in T, each panel title states its own (``panel_horizons``).
+
+    Parameters
+    ----------
+    fig_spec : Figure
+    jobs : list of (int, Curve, dict)
+    outcomes : list
+        One stored outcome per job (its ``summary`` gives T and runs).
+    seed : int
+
+    Returns
+    -------
+    title : str
+    footer : str
+    """
+    horizons = sorted({int(o.summary["horizon"]) for o in outcomes})
+    runs = sorted({int(o.summary["runs"]) for o in outcomes})
+    t_text = ("T = " + count_text(horizons[0]) if len(horizons) == 1 else
+              "T = " + " / ".join(count_text(h) for h in horizons) + " (per panel)")
+    r_text = (f"{runs[0]:,} run{'s' if runs[0] != 1 else ''} per curve" if len(runs) == 1
+              else f"{runs[0]:,}–{runs[-1]:,} runs per curve")
+    title = f"{fig_spec.title}\n{t_text}, {r_text}"
+    footer = f"{fig_spec.source}. Simulated with bandsim {__version__}, seed {seed}."
+    return title, footer
+
+
+def panel_horizons(jobs, outcomes):
+    """Panel index → ``", T = …"`` for figures whose panels ran different horizons.
+
+    Parameters
+    ----------
+    jobs : list of (int, Curve, dict)
+    outcomes : list
+
+    Returns
+    -------
+    dict of int -> str
+        Empty when every panel ran the same T.
+    """
+    per = {}
+    for (p, _, _), o in zip(jobs, outcomes):
+        per.setdefault(p, set()).add(int(o.summary["horizon"]))
+    if len({h for hs in per.values() for h in hs}) <= 1:
+        return {}
+    return {p: ", T = " + "/".join(count_text(h) for h in sorted(hs)) for p, hs in per.items()}
 
 
 _SYMBOL = {"epsilon": "ε", "delta": "δ"}

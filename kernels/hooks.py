@@ -33,6 +33,7 @@ runs silently without it.
 """
 from typing import NamedTuple
 
+import numba
 import numpy as np
 from numba import types
 
@@ -104,8 +105,8 @@ def as_hook(kind, fn):
         or does not compile for the signature of ``kind``.
     """
     sig = SIGNATURES[kind]
-    if isinstance(fn, types.WrapperAddressProtocol):
-        return fn
+    if isinstance(fn, types.WrapperAddressProtocol) or numba.config.DISABLE_JIT:
+        return fn  # NUMBA_DISABLE_JIT=1: the engines run as Python and call it directly
     key = (kind, fn)
     if key in _MEMO:
         return _MEMO[key]
@@ -128,7 +129,6 @@ def as_hook(kind, fn):
 
 def _cast_return(fn, sig):
     """A Numba function that calls ``fn`` and casts its numeric result to ``sig``'s return."""
-    import numba
 
     fn.compile(sig.args)  # raises if the arguments do not type
     ret = np.float64 if sig.return_type == types.float64 else np.int64

@@ -187,7 +187,7 @@ def test_the_new_examples_appear_in_list_run_and_both_audits(examples, capsys):
         argv = ["run", name, "--means", "0.9,0.5", "--epsilon", "1", "--horizon", "100000",
                 "--runs", "20", "--seed", "1", "--json", *extra]
         assert main(argv) == 0, name
-        assert json.loads(capsys.readouterr().out)["algorithm"] == name
+        assert json.loads(capsys.readouterr().out)[0]["algorithm"] == name
     for name, exact, sampled in (("rr-se", 0, 0), ("rr-weak-se", 0, 1), ("private-etc", 0, 0),
                                  ("dp-moss", 0, 0)):
         base = ["audit", name, "--epsilon", "1", "--batch-size", "16"]

@@ -24,7 +24,19 @@ def _plugin(name, kind):
 
 
 def sampled_text(name):
-    """What ``bandsim audit --sampled`` does for an algorithm (:func:`sampler_status`)."""
+    """What ``bandsim audit --sampled`` does for an algorithm.
+
+    Parameters
+    ----------
+    name : str
+        A registered algorithm's name.
+
+    Returns
+    -------
+    str
+        "its kernels' draws" when the sampled audit runs the code that draws in
+        a simulation, else :func:`bandsim.privacy.sampled.sampler_status`'s reason.
+    """
     status = sampler_status(name)
     return "its kernels' draws" if status is None else status
 

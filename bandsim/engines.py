@@ -18,6 +18,7 @@ kernels unchanged.
 """
 from functools import lru_cache
 
+from . import registry
 from .errors import ConfigError
 
 
@@ -49,10 +50,9 @@ def _bound(mechanism, module, name):
     import importlib
 
     from .kernels._jit import rebind
-    from .registry import get_mechanism
 
     kernel = getattr(importlib.import_module(f"bandsim.kernels.{module}"), name)
-    spec = get_mechanism(mechanism)
+    spec = registry.get_mechanism(mechanism)
     if not spec.kernels:
         return kernel
     return rebind(kernel, _replacements(spec))
@@ -61,6 +61,9 @@ def _bound(mechanism, module, name):
 def clear():
     """Forget every rebound kernel (after a plug-in mechanism is replaced or removed)."""
     _bound.cache_clear()
+
+
+registry.on_change(clear)
 
 
 def secagg_kernel(mechanism, name):

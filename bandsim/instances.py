@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import ConfigError, check_int, check_range
+from .kernels import rewards as kr
 
 NAMED = {
     "C1": "thesis C1: {0.75, 0.7, ..., 0.7} (all gaps 0.05)",
@@ -239,8 +240,6 @@ class Instance:
         rcode : int
         rpar : float64 (runs, K, P)
         """
-        from bandsim.kernels import rewards as kr
-
         loc = np.broadcast_to(self.location, (runs, self.arms))
         if self.rewards == "bernoulli":
             means = np.ascontiguousarray(loc, dtype=np.float64)

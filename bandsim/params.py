@@ -5,7 +5,7 @@ An algorithm declares its parameters as a tuple of :class:`Param`. The
 common ones (ε, δ, β, p, η, s, m) are declared once here and shared.
 """
 import math
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Callable
 
 from .errors import ConfigError, check_int, check_range
@@ -56,6 +56,7 @@ class Param:
 
     name: str
     default: object = REQUIRED
+    _: KW_ONLY
     lo: float = None
     hi: float = None
     lo_open: bool = True

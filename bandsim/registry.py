@@ -12,17 +12,33 @@ from an installed package through the entry-point group ``bandsim.plugins``
 (each entry point names a module, or a callable that is called once with no
 arguments, which registers its declarations). See docs/plugins.md.
 """
-from dataclasses import dataclass, field
+import contextlib
+import sys
+from dataclasses import dataclass
 from typing import Callable
 
+from . import provenance, validation
 from .errors import ConfigError
+from .guarantees import Guarantee
 from .params import resolve
 
 #: Reward models an instance can have (kernels.codes.REWARD_MODELS).
 REWARD_MODELS = ("bernoulli", "gaussian", "categorical")
 
+#: Kernel keys a plug-in mechanism of each family gives (``Mechanism.kernels``):
+#: what the engines consume. Any other key is refused at registration.
+KERNEL_KEYS = {
+    "secagg": ("total_noise", "user_noise"),
+    "sum": ("sum_noise",),
+}
 
-@dataclass(frozen=True)
+#: Cost models of an algorithm's simulation (``Algorithm.cost``): ``horizon``
+#: — O(T) work per run (a decision every pull); ``episodes`` — O(batches or
+#: episodes) per run (the engine draws a batch's rewards at once).
+COSTS = ("horizon", "episodes")
+
+
+@dataclass(frozen=True, kw_only=True)
 class Mechanism:
     """What the analyzer learns from one batch: a mechanism's declaration.
 
@@ -36,10 +52,12 @@ class Mechanism:
         Paper, section and theorem.
     trust : str
         Trust model and guarantee, e.g. ``distributed ε-DP (SecAgg)``.
-    kind : str
-        Privacy kind, what the audit and the accountant do with it:
-        ``pure`` (ε-DP of a discrete view), ``laplace`` (ε-DP of a continuous
-        Laplace view), ``rdp``, ``zcdp``, ``approx`` ((ε, δ)-DP) or ``none``.
+    kind : Guarantee or str
+        The guarantee, which says what the audit and the accountant do with
+        it (:class:`bandsim.guarantees.Guarantee`): ``pure`` (ε-DP of a
+        discrete view), ``laplace`` (ε-DP of a continuous Laplace view),
+        ``rdp``, ``zcdp``, ``approx`` ((ε, δ)-DP) or ``none``. Also available
+        as ``guarantee``.
     code : int
         Kernel code (:mod:`bandsim.kernels.codes`); ``codes.PLUGIN`` for a
         mechanism whose samplers are its own kernels (``kernels``).
@@ -51,7 +69,8 @@ class Mechanism:
     takes : tuple of str
         Algorithm parameters the derivation reads (e.g. epsilon, p, scale).
     audit : callable (batch, algorithm: str, fold_max=None) -> AuditReport, optional
-        The exact audit of one batch (``fold_max``: largest modulus folded
+        The exact audit of one batch, when the family's own
+        (:meth:`default_audit`) does not apply (``fold_max``: largest modulus folded
         exactly; beyond it a window of the integers is audited).
     audit_points : callable (batch, fold_max=None) -> int, optional
         Cost of the exact audit (points evaluated), to keep result audits cheap.
@@ -72,7 +91,8 @@ class Mechanism:
     kernels : dict, optional
         Plug-in kernels by the name of the kernel function they replace in
         the engines (e.g. ``{"total_noise": f, "user_noise": g}`` with
-        signature ``(rng, mech, n, fpar) -> int64``).
+        signature ``(rng, mech, n, fpar) -> int64``). Exactly the keys of
+        :data:`KERNEL_KEYS` for its family; required with ``codes.PLUGIN``.
     family : str
         ``secagg`` (protocol P = (R, S, A) of Chowdhury & Zhou), ``sum``
         (noise on the exact batch sum), ``shuffle`` or ``none``.
@@ -88,7 +108,7 @@ class Mechanism:
     summary: str
     source: str
     trust: str
-    kind: str
+    kind: Guarantee
     code: int
     batch: Callable
     takes: tuple = ("epsilon",)
@@ -103,12 +123,50 @@ class Mechanism:
     view: str = "ŷ"
     user_law: Callable = None
 
+    #: Numba hooks of a mechanism family (e.g. a data-dependent ``release``): field →
+    #: (argument types or None, text); checked when a plug-in registers
+    #: (:mod:`bandsim.validation`). A mechanism with ``code=codes.PLUGIN`` gives
+    #: ``kernels`` or one of its family's hooks.
+    hooks = {}
+
+    def __post_init__(self):
+        try:
+            object.__setattr__(self, "kind", Guarantee(self.kind))
+        except ValueError:
+            raise ConfigError(f"mechanism {self.name!r} kind", self.kind,
+                              f"must be one of {', '.join(g.value for g in Guarantee)}") from None
+
+    def default_audit(self):
+        """Which exact audit :mod:`bandsim.privacy.audit` supplies when ``audit`` is not given.
+
+        ``secagg`` (the analyzer's view of the protocol, from ``noise_law``),
+        ``laplace-sum`` (Lap(fpar[0]) on a sum, drawn by bandsim's own kernel),
+        ``shuffle`` (the binary summation's count) or None.
+        """
+        if self.family == "secagg" and self.noise_law is not None:
+            return "secagg"
+        if self.family == "sum" and self.kind is Guarantee.LAPLACE and not self.kernels:
+            return "laplace-sum"
+        if self.family == "shuffle" and self.kind is Guarantee.APPROX and not self.kernels:
+            return "shuffle"
+        return None
+
+    @property
+    def auditable(self):
+        """It has an exact audit (its own ``audit`` or its family's)."""
+        return self.audit is not None or self.default_audit() is not None
+
+    @property
+    def guarantee(self):
+        """The :class:`~bandsim.guarantees.Guarantee` (same as ``kind``)."""
+        return self.kind
+
     def derive(self, n, params):
         """The batch object for ``n`` users from an algorithm's resolved parameters."""
         return self.batch(n, **{k: params[k] for k in self.takes if k in params})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Algorithm:
     """A bandit algorithm's declaration.
 
@@ -141,6 +199,10 @@ class Algorithm:
         Its specification is only partly pinned (shown in ``bandsim list``).
     family : str
         Non-private counterpart's name for privacy-cost columns (optional).
+    cost : str
+        Cost model of a simulation (:data:`COSTS`): ``horizon`` (O(T) work
+        per run: a decision every pull) or ``episodes`` (O(batches) per run);
+        the suite's time budget uses it.
     """
 
     name: str
@@ -155,6 +217,11 @@ class Algorithm:
     binary_rewards: bool = False
     provisional: bool = False
     family: str = None
+    cost: str = "episodes"
+
+    #: Numba hooks of an engine family: field → (argument types, return type,
+    #: text); compiled against it when a plug-in registers (:mod:`bandsim.validation`).
+    hooks = {}
 
     def resolve(self, given, horizon):
         """Validated parameter values (see :func:`bandsim.params.resolve`)."""
@@ -172,22 +239,76 @@ class Algorithm:
 
     @property
     def private(self):
-        return self.mechanism is not None and get_mechanism(self.mechanism).kind != "none"
+        return self.mechanism is not None and get_mechanism(self.mechanism).kind.private
 
+
+#: Where a declaration comes from: ``bandsim`` (built-in), a distribution, or run time.
+BUILTIN = "bandsim (built-in)"
 
 _ALGORITHMS = {}
 _MECHANISMS = {}
-_state = {"builtins": False, "plugins": False}
+#: (table, name) → provenance dict of the declaration (see :func:`origin`).
+_ORIGINS = {}
+#: Called after a mechanism is replaced or removed (compiled engines rebound to it).
+_ON_CHANGE = []
+#: builtins: 0 not yet, 1 registering, 2 sealed; plugins: entry points loaded.
+_state = {"builtins": 0, "plugins": False}
+#: The plug-in whose entry point is loading: its declarations are staged here and
+#: committed together when it returns (all or none).
+_staging = []
+#: Loads the installed plug-ins (bandsim.loading registers it; the registry imports nothing
+#: above it).
+_LOADER = []
+
+
+class _Stage:
+    def __init__(self, source):
+        self.source = source  # provenance dict: distribution, version, entry_point, module
+        self.mechanisms = {}
+        self.algorithms = {}
+
+
+def _tables():
+    """(mechanisms, algorithms) visible now: committed plus the loading plug-in's."""
+    if _staging:
+        st = _staging[-1]
+        return {**_MECHANISMS, **st.mechanisms}, {**_ALGORITHMS, **st.algorithms}
+    return _MECHANISMS, _ALGORITHMS
+
+
+def _owner(table, name):
+    o = _ORIGINS.get((table, name))
+    if o is None:
+        return "an unknown source"
+    if o["distribution"] == BUILTIN:
+        return BUILTIN
+    return f"{o['distribution']} {o.get('version') or ''}".strip()
+
+
+def on_change(callback):
+    """Call ``callback()`` whenever a mechanism is replaced or removed (engine caches)."""
+    _ON_CHANGE.append(callback)
+
+
+def _changed():
+    for cb in _ON_CHANGE:
+        cb()
 
 
 def register(*declarations, replace=False):
     """Register algorithms and mechanisms (built-in or plug-in).
 
+    All the declarations of one call are validated first and then registered
+    together (none if one is refused). Inside a plug-in's entry point they are
+    staged and committed when the entry point returns, so a plug-in package
+    is registered whole or not at all.
+
     Parameters
     ----------
     *declarations : Algorithm or Mechanism
     replace : bool
-        Allow replacing a declaration of the same name (default: an error).
+        Allow replacing a plug-in declaration of the same name (default: an
+        error). Built-ins are never replaced.
 
     Returns
     -------
@@ -196,88 +317,198 @@ def register(*declarations, replace=False):
     Raises
     ------
     ConfigError
-        A name is taken, an algorithm names an unknown mechanism or reward
-        model, or an object is neither an Algorithm nor a Mechanism.
+        A name is taken (naming who holds it), a field is invalid (one line
+        naming the declaration and the field: :mod:`bandsim.validation`), an
+        algorithm names an unknown mechanism or reward model, or an object is
+        neither an Algorithm nor a Mechanism.
     """
-    last = None
+    mechs, algos = _tables()
+    mechs, algos = dict(mechs), dict(algos)
+    builtin = _state["builtins"] == 1
+    new = []
     for d in declarations:
         if isinstance(d, Mechanism):
-            table = _MECHANISMS
+            table, kind = mechs, "mechanism"
         elif isinstance(d, Algorithm):
-            table = _ALGORITHMS
-            if d.mechanism is not None and d.mechanism not in _MECHANISMS:
-                raise ConfigError("mechanism", d.mechanism,
-                                  f"algorithm {d.name} needs a registered mechanism "
-                                  f"(known: {', '.join(_MECHANISMS)})")
-            bad = [r for r in d.rewards if r not in REWARD_MODELS]
-            if bad:
-                raise ConfigError("rewards", bad[0], f"must be among {', '.join(REWARD_MODELS)}")
+            table, kind = algos, "algorithm"
         else:
             raise ConfigError("declaration", type(d).__name__,
                               "must be a bandsim.Algorithm or bandsim.Mechanism")
-        if d.name in table and not replace and table[d.name] is not d:
-            raise ConfigError("name", d.name, "is registered already (pass replace=True)")
-        if d.name in table and table[d.name] is not d and isinstance(d, Mechanism):
-            from .engines import clear
-
-            clear()  # engines rebound to the replaced mechanism's kernels
+        validation.check(d, mechs, kernel_keys=KERNEL_KEYS, reward_models=REWARD_MODELS,
+                         costs=COSTS, compile_hooks=not builtin)
+        old = table.get(d.name)
+        if old is not None and old is not d:
+            owner = _owner(kind, d.name)
+            staged_here = _staging and d.name in getattr(_staging[-1], kind + "s")
+            if owner == BUILTIN and not builtin:
+                raise ConfigError("name", d.name, f"{kind} {d.name!r} is registered already "
+                                                  f"by {BUILTIN}: built-ins cannot be "
+                                                  "replaced, choose another name")
+            if not replace and not staged_here:
+                raise ConfigError("name", d.name, f"is registered already by {owner} "
+                                                  "(pass replace=True to replace it)")
         table[d.name] = d
-        last = d
-    return last
+        new.append((kind, d))
+    if _staging:
+        st = _staging[-1]
+        for kind, d in new:
+            getattr(st, kind + "s")[d.name] = d
+    else:
+        source = _runtime_source(declarations) if not builtin else dict(distribution=BUILTIN)
+        _commit(new, source)
+    return new[-1][1] if new else None
+
+
+def _commit(new, source):
+    replaced = False
+    for kind, d in new:
+        table = _MECHANISMS if kind == "mechanism" else _ALGORITHMS
+        replaced |= kind == "mechanism" and table.get(d.name) not in (None, d)
+        table[d.name] = d
+        _ORIGINS[(kind, d.name)] = dict(source)
+    if replaced:
+        _changed()
+
+
+def _runtime_source(declarations):
+    """Provenance of declarations registered at run time: the modules that define them."""
+    return provenance.of_declarations(declarations)
 
 
 def unregister(*names):
     """Remove plug-in declarations by name (algorithms and mechanisms alike).
 
     Compiled engines rebound to a removed mechanism's kernels are dropped too.
-    Unknown names are ignored.
+    Unknown names and built-ins are ignored.
     """
     for name in names:
-        _ALGORITHMS.pop(name, None)
-        _MECHANISMS.pop(name, None)
-    from .engines import clear
+        for kind, table in (("algorithm", _ALGORITHMS), ("mechanism", _MECHANISMS)):
+            if name in table and _owner(kind, name) != BUILTIN:
+                table.pop(name)
+                _ORIGINS.pop((kind, name), None)
+    _changed()
 
-    clear()
+
+def seal_builtins():
+    """Mark the built-in declarations complete (called once by ``bandsim/__init__``).
+
+    Plug-ins load only after this, on the first look-up.
+    """
+    _state["builtins"] = 2
+
+
+def begin_builtins():
+    """Declarations registered from now until :func:`seal_builtins` are built-ins."""
+    if _state["builtins"] == 0:
+        _state["builtins"] = 1
 
 
 def _load():
-    if not _state["builtins"]:
-        _state["builtins"] = True
-        from . import mechanisms  # noqa: F401  (they register themselves,
-        from . import algorithms  # noqa: F401   mechanisms first)
-    if not _state["plugins"]:
+    if _state["builtins"] == 2 and not _state["plugins"] and not _staging:
         _state["plugins"] = True
         load_plugins()
 
 
+def plugins_loaded():
+    """Mark the installed plug-ins as loaded without loading them (``bandsim plugin check``
+    loads the one it checks by itself)."""
+    _state["plugins"] = True
+
+
 def load_plugins():
-    """Import every installed plug-in (entry-point group ``bandsim.plugins``).
+    """Load every installed plug-in (:func:`bandsim.loading.load_plugins`)."""
+    if _LOADER:
+        _LOADER[0]()
 
-    A plug-in that fails to load is reported as a warning and skipped.
+
+def set_loader(loader):
+    """The function that loads installed plug-ins (set by :mod:`bandsim.loading`)."""
+    _LOADER[:] = [loader]
+
+
+@contextlib.contextmanager
+def staged(source):
+    """Stage every :func:`register` call inside the block (yields the stage).
+
+    The declarations are validated when registered but only visible to
+    look-ups inside the block; :func:`commit` registers them together.
+    stdout goes to stderr meanwhile (a plug-in's prints cannot corrupt
+    ``--json`` output).
     """
-    import importlib
-    import warnings
-    from importlib.metadata import entry_points
+    stage = _Stage(source)
+    _staging.append(stage)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield stage
+    finally:
+        _staging.pop()
 
-    for ep in entry_points(group="bandsim.plugins"):
-        try:
-            obj = ep.load()
-            if callable(obj) and not isinstance(obj, type(importlib)):
-                obj()
-        except Exception as e:  # a broken plug-in must not break bandsim
-            warnings.warn(f"bandsim plug-in {ep.name!r} ({ep.value}) failed to load: {e}")
+
+def commit(stage):
+    """Register a stage's declarations together, or none if a name is taken (ConfigError)."""
+    _commit_stage(stage)
+
+
+def declarations(stage):
+    """The staged declarations (mechanisms first) of a stage."""
+    return list(stage.mechanisms.values()) + list(stage.algorithms.values())
+
+
+def _commit_stage(stage):
+    """Register a loaded plug-in's declarations, or none if a name is taken (ConfigError)."""
+    for kind, table in (("mechanism", _MECHANISMS), ("algorithm", _ALGORITHMS)):
+        for name in getattr(stage, kind + "s"):
+            if name in table:
+                raise ConfigError(
+                    "name", name, f"its {kind} {name!r} is registered already by "
+                                  f"{_owner(kind, name)}; the newcomer is skipped")
+    _commit([("mechanism", d) for d in stage.mechanisms.values()]
+            + [("algorithm", d) for d in stage.algorithms.values()], stage.source)
+
+
+def origin(name, kind="algorithm"):
+    """Provenance of a registered declaration (dict).
+
+    Keys: ``distribution`` (``bandsim (built-in)`` for built-ins), ``version``,
+    ``entry_point`` (plug-ins loaded from one), ``modules`` and ``sha256`` (the
+    SHA-256 of the sources of the plug-in's modules).
+    """
+    _load()
+    return dict(_ORIGINS.get((kind, name), dict(distribution="unknown")))
+
+
+def is_builtin(name, kind="algorithm"):
+    """True for bandsim's own declarations."""
+    return _ORIGINS.get((kind, name), {}).get("distribution") == BUILTIN
+
+
+def plugin_provenance(algo):
+    """Provenance of the plug-in code behind an algorithm (list of dicts; [] for built-ins).
+
+    The algorithm's own origin, and its mechanism's when that is a plug-in's:
+    recorded in every result's configuration (``config["plugins"]``), so the
+    store key changes when the plug-in's code does.
+    """
+    out = []
+    for kind, name in (("algorithm", algo.name), ("mechanism", algo.mechanism)):
+        if name is None or is_builtin(name, kind):
+            continue
+        o = origin(name, kind)
+        if o not in out:
+            out.append(dict(o, declares=f"{kind} {name}"))
+    return out
 
 
 def algorithms():
     """name → Algorithm, built-ins first, then plug-ins (registration order)."""
     _load()
-    return dict(_ALGORITHMS)
+    return dict(_tables()[1])
 
 
 def mechanisms():
     """name → Mechanism."""
     _load()
-    return dict(_MECHANISMS)
+    return dict(_tables()[0])
 
 
 def get_algorithm(name):
@@ -290,16 +521,17 @@ def get_algorithm(name):
         included: results name their algorithm, and the name must lead back to it).
     """
     _load()
+    algos = _tables()[1]
     if isinstance(name, Algorithm):  # a declaration: only the registered one of its name
-        if _ALGORITHMS.get(name.name) is not name:
+        if algos.get(name.name) is not name:
             raise ConfigError("algorithm", name.name,
                               "this Algorithm object is not the registered declaration of its "
                               "name: register it first (bandsim.register(algo)) and pass its "
                               "name")
         return name
-    if not isinstance(name, str) or name not in _ALGORITHMS:
-        raise ConfigError("algorithm", name, f"must be one of {', '.join(_ALGORITHMS)}")
-    return _ALGORITHMS[name]
+    if not isinstance(name, str) or name not in algos:
+        raise ConfigError("algorithm", name, f"must be one of {', '.join(algos)}")
+    return algos[name]
 
 
 def get_mechanism(name):
@@ -307,19 +539,29 @@ def get_mechanism(name):
     if isinstance(name, Mechanism):
         return name
     _load()
-    if name not in _MECHANISMS:
-        raise ConfigError("mechanism", name, f"must be one of {', '.join(_MECHANISMS)}")
-    return _MECHANISMS[name]
+    mechs = _tables()[0]
+    if name not in mechs:
+        raise ConfigError("mechanism", name, f"must be one of {', '.join(mechs)}")
+    return mechs[name]
+
+
+def loading_plugin():
+    """True while a plug-in's entry point runs (simulations then use one thread)."""
+    return bool(_staging)
 
 
 def auditable():
     """Names of the algorithms whose mechanism has an exact audit."""
     return [a.name for a in algorithms().values()
-            if a.mechanism and get_mechanism(a.mechanism).audit is not None]
+            if a.mechanism and get_mechanism(a.mechanism).auditable]
 
 
 def all_params():
-    """Every parameter declared by a registered algorithm: name → Param (first declaration)."""
+    """Every parameter declared by a registered algorithm: name → Param (first declaration).
+
+    Built-ins come first, so a plug-in's parameter of the same name never
+    changes a built-in flag's help or range.
+    """
     out = {}
     for a in algorithms().values():
         for p in a.params:
@@ -327,6 +569,7 @@ def all_params():
     return out
 
 
-__all__ = ["Algorithm", "Mechanism", "REWARD_MODELS", "algorithms", "all_params", "auditable",
-           "get_algorithm", "get_mechanism", "load_plugins", "mechanisms", "register",
+__all__ = ["Algorithm", "BUILTIN", "KERNEL_KEYS", "Mechanism", "REWARD_MODELS", "algorithms",
+           "all_params", "auditable", "get_algorithm", "get_mechanism", "is_builtin",
+           "load_plugins", "mechanisms", "origin", "plugin_provenance", "register",
            "unregister"]

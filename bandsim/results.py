@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .atomic import write_parquet
 from .config import RunConfig
 
 Z95 = 1.959963984540054  # standard normal 97.5 % quantile
@@ -116,8 +117,6 @@ class Result:
     def to_parquet(self, path):
         """Write the result to ``path`` (Parquet via pyarrow, atomically); lossless."""
         import pyarrow as pa
-
-        from .atomic import write_parquet
 
         def col(a, typ):
             a = np.ascontiguousarray(a)

@@ -13,9 +13,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import registry
+from . import registry, resources
+from ._version import __version__
+from .datasets import load_instance
 from .errors import ConfigError, check_int
-from .instances import GAUSSIAN_NOTE, berry_esseen_bound, make_instance
+from .instances import GAUSSIAN_NOTE, NAMED, Instance, berry_esseen_bound, make_instance
+from .kernels._jit import SOURCE_DIGEST
+from .kernels.rewards import GAUSSIAN_EXACT_MAX_N
+from .kernels.samplers import SAMPLERS
+from .kernels.shard import make_shard
 from .config import RunConfig
 from .plancache import memo, plan_key
 from .results import Result
@@ -72,10 +78,6 @@ def versions():
     kernel sources that compiled them."""
     import numba
 
-    from . import __version__
-    from .kernels._jit import SOURCE_DIGEST
-    from .kernels.samplers import SAMPLERS
-
     return {"bandsim": __version__, "numpy": np.__version__, "numba": numba.__version__,
             "kernels_source": SOURCE_DIGEST, "samplers": dict(SAMPLERS)}
 
@@ -91,8 +93,6 @@ def sampler_provenance(algo, rewards):
     model's, each resolved to its implementation in
     :data:`bandsim.kernels.samplers.SAMPLERS` where it names one.
     """
-    from .kernels.samplers import SAMPLERS
-
     declared = list(registry.get_mechanism(algo.mechanism).samplers) if algo.mechanism else []
     reward = {"bernoulli": ["binomial (batch sums)", "uniform (single rewards)"],
               "gaussian": ["normal", "binomial (binarized batch sums)"],
@@ -188,12 +188,15 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     horizon = check_int("horizon", horizon, 2, MAX_HORIZON)
     seed = secrets.randbits(63) if seed is None else check_int("seed", seed, 0)
     threads = os.cpu_count() if threads is None else check_int("threads", threads, 1, 1024)
+    if registry.loading_plugin():
+        # A plug-in simulating while it loads holds its module's import lock: a worker
+        # thread importing that module (or any module being imported) would wait for it
+        # while the loader waits for the worker. One thread; results do not depend on it.
+        threads = 1
     resolved = algo.resolve({k: v for k, v in params.items() if v is not None}, horizon)
     means = _check_means(means, instance)
     arms = None if arms is None else check_int("arms", arms, 2, 10_000)
     if instance is not None and not isinstance(instance, str):
-        from .instances import NAMED, Instance
-
         if not isinstance(instance, Instance):
             raise ConfigError("instance", instance, f"must be one of {', '.join(NAMED)} or an "
                                                     "Instance")
@@ -233,6 +236,9 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     config["privacy"] = memo(("privacy",) + key[1:],
                               lambda: result_privacy(algo, resolved, plan, horizon))
     config["samplers"] = sampler_provenance(algo, inst.rewards)
+    plugins = registry.plugin_provenance(algo)
+    if plugins:  # distribution, version, SHA-256 of its sources: part of the store key
+        config["plugins"] = plugins
     if inst.name == "means" or inst.location.ndim == 1:
         config["location"] = inst.location.tolist()
     config.update(getattr(plan, "notes", {}))
@@ -247,8 +253,6 @@ def prepare(algorithm, *, instance=None, arms=None, horizon, runs=1000, seed=Non
     elif inst.rewards == "gaussian":
         config["sigma"] = inst.sigma
         if getattr(plan, "clt_batch_sums", True):  # the engine's own approximation
-            from bandsim.kernels.rewards import GAUSSIAN_EXACT_MAX_N
-
             config["gaussian_batch_sum"] = GAUSSIAN_NOTE
             config["gaussian_clt_kolmogorov_bound"] = berry_esseen_bound(
                 inst.location, inst.sigma, GAUSSIAN_EXACT_MAX_N + 1)
@@ -262,8 +266,6 @@ def check_memory(runs, n_checkpoints, arms, rpar_width=4):
     means, gaps and reward parameters (float64/int64), and a random instance's
     means: 8 (C + (5 + P) K) bytes.
     """
-    from . import resources
-
     per_run = 8 * (n_checkpoints + (5 + rpar_width) * arms)
     most = max(1, resources.budget() // per_run)
     resources.check(runs * per_run, "runs", runs,
@@ -293,8 +295,6 @@ def _check_means(means, instance):
 
 def _given_instance(instance, instance_file, means, arms):
     """The Instance given directly or by file, or None (then make_instance resolves it)."""
-    from .instances import Instance
-
     if instance_file is not None and not isinstance(instance_file, (str, os.PathLike)):
         raise ConfigError("instance_file", instance_file,
                           "must be the path of an instance file (str or pathlib.Path)")
@@ -304,8 +304,6 @@ def _given_instance(instance, instance_file, means, arms):
         raise ConfigError("instance_file", str(instance_file),
                           "give either an instance file or --instance/--means, not both")
     if instance_file is not None:
-        from .datasets import load_instance
-
         instance = load_instance(instance_file)
     if arms is not None and int(arms) != instance.arms:
         raise ConfigError("arms", arms, f"the instance has {instance.arms} arms")
@@ -313,8 +311,6 @@ def _given_instance(instance, instance_file, means, arms):
 
 
 def _execute(prep, progress):
-    from .kernels.shard import make_shard
-
     config, plan, cps, threads = prep.config, prep.plan, prep.checkpoints, prep.threads
     runs, horizon, K = config["runs"], config["horizon"], config["arms"]
     true_means, gaps, rcode, rpar = prep.inst.per_run(runs)

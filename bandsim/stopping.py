@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import ConfigError, check_int, check_range
+from .kernels.stopping import run_stopping
 
 
 @dataclass
@@ -96,8 +97,6 @@ def _resolve(values, probs, alpha, beta, epsilon, R, runs, seed, max_samples):
 
 
 def _run(rule, values, probs, alpha, beta, epsilon, R, runs, seed, max_samples):
-    from bandsim.kernels.stopping import run_stopping
-
     v, p, alpha, beta, epsilon, R, runs, seed, max_samples, mean = _resolve(
         values, probs, alpha, beta, epsilon, R, runs, seed, max_samples)
     exponential = rule == "dp-exp-nas"

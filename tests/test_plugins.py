@@ -109,11 +109,12 @@ def test_plugin_mechanism_gets_the_accountant(examples):
 
 
 def test_register_refuses_bad_declarations():
-    with pytest.raises(bandsim.ConfigError, match="registered already"):
+    with pytest.raises(bandsim.ConfigError, match="algorithm 'dp-se' is registered already by bandsim"):
         bandsim.register(algorithms()["dp-se"].__class__(
-            **{**algorithms()["dp-se"].__dict__, "summary": "x"}))
+            **{**algorithms()["dp-se"].__dict__, "summary": "x"}), replace=True)
     with pytest.raises(bandsim.ConfigError, match="mechanism"):
-        bandsim.register(bandsim.Algorithm("x-se", "x", "none", "x", (), lambda *a: None,
+        bandsim.register(bandsim.Algorithm(name="x-se", summary="x", trust="none", source="x",
+                                           params=(), plan=lambda *a: None,
                                            mechanism="no-such-mechanism"))
     with pytest.raises(bandsim.ConfigError, match="Algorithm or"):
         bandsim.register("dp-se")

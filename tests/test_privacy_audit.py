@@ -171,6 +171,6 @@ def test_pass_tolerance_is_the_rows_error_bound():
     assert 0 < h.error < 1e-8 and h.exact <= h.claimed + h.tolerance
     from bandsim.privacy.report import Row
 
-    assert Row("x", 1.0, 1.0 + 0.5e-10, 1e-10).status == "ok"
-    assert Row("x", 1.0, 1.0 + 2e-10, 1e-10).status == "FAIL"
-    assert Row("x", 1.0, math.nan, 1e-10).status == "FAIL"
+    assert Row("x", 1.0, 1.0 + 0.5e-10, error=1e-10).status == "ok"
+    assert Row("x", 1.0, 1.0 + 2e-10, error=1e-10).status == "FAIL"
+    assert Row("x", 1.0, math.nan, error=1e-10).status == "FAIL"

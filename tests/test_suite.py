@@ -286,3 +286,45 @@ def test_bad_input_fails_with_one_line_naming_the_field(tmp_path, capsys):
     assert "compare=" in err and "Traceback" not in err
     assert main(["suite", "--algorithms", "nope,", "--out", str(tmp_path / "o")]) == 2
     assert "algorithm='nope'" in capsys.readouterr().err
+
+
+WEAK = "suite-test-weak-cdp-se"
+
+
+def test_a_failed_audit_is_never_ranked_and_the_suite_exits_1(plugin, tmp_path):
+    """An under-noised twin of CDP-SE (30 % less noise, same claim) would rank above the
+    honest one on regret; its exact audit FAILs, so it is listed apart and exits 1."""
+    import dataclasses
+
+    from bandsim.plugin import plan_protocol
+    from bandsim.privacy import controls
+
+    central = registry.get_mechanism("central")
+    weak = dataclasses.replace(
+        central, name="suite-test-weak-central", code=central.code,
+        batch=lambda n, epsilon, p=0.1: controls.under_noised(
+            central.batch(n, epsilon=epsilon, p=p), 0.3))
+    bandsim.register(weak, bandsim.Algorithm(
+        name=WEAK, summary="CDP-SE with 30 % less noise than claimed (a negative control)",
+        trust="central ε-DP", source="tests", params=(EPSILON, P, GROWTH),
+        plan=lambda prm, arms, horizon: plan_protocol("suite-test-weak-central", prm, arms,
+                                                      horizon),
+        mechanism="suite-test-weak-central", family="batch-se"), replace=True)
+    tiny = suite.Tier("quick", (suite.SuiteInstance("C2-K3", "C2", 3),), (1.0,), (20_000,),
+                      runs=8, step_runs=4, budget=0.4, algorithms=("cdp-se", WEAK))
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setitem(suite.TIERS, "quick", tiny)
+            assert main(["suite", "--quick", "--out", str(tmp_path), "--no-progress"]) == 1
+    finally:
+        registry.unregister(WEAK, "suite-test-weak-central")
+    rows, board, _ = lb.read(tmp_path)
+    by = {r["algorithm"]: r for r in rows if r["role"] == "entry"}
+    assert by[WEAK]["verdict"] == "FAIL" and by[WEAK]["failed_audit"]
+    assert math.isnan(by[WEAK]["rank"]) and by["cdp-se"]["rank"] == 1
+    b = {x["algorithm"]: x for x in board}
+    assert b[WEAK]["failed"] and b[WEAK]["position"] == 0 and b["cdp-se"]["position"] == 1
+    md = (tmp_path / "leaderboard.md").read_text()
+    failed_part = md.split("failed audit (not ranked)")[1]
+    assert WEAK in failed_part and WEAK not in md.split("failed audit (not ranked)")[0].split(
+        "every cell")[0]

@@ -38,8 +38,9 @@ from ..errors import ConfigError
 from ..kernels import codes
 from ..mechanisms.binary_summation import subgaussian_variance
 from ..params import BATCH_SIZE, DELTA, EPSILON, Derived
-from ..registry import Algorithm, get_mechanism
+from ..registry import get_mechanism
 from .base import Plan, mechanism_tables
+from .families import BatchedElimination
 
 TENENBAUM = "Tenenbaum et al. (NeurIPS 2021)"
 
@@ -122,8 +123,9 @@ def plan_sdp_ae(params, arms, horizon):
     info = _batch_info(mech, m)
     notes = _notes(mech, f"fixed m = {m}", info["exact_delta"])
     notes["mechanism"].update(regime=info["regime"], noise_var=info["noise_var"])
-    return Plan(batch, width, codes.SHUFFLE_BINARY, fpar, ipar, codes.BLOCKS, True,
-                stages, notes, mechanism=spec.name)
+    return Plan(batch=batch, width=width, mech=codes.SHUFFLE_BINARY, fpar=fpar, ipar=ipar,
+                order=codes.BLOCKS, cumulative=True, stages=stages, notes=notes,
+                mechanism=spec.name)
 
 
 def plan_vb_sdp_ae(params, arms, horizon):
@@ -141,15 +143,16 @@ def plan_vb_sdp_ae(params, arms, horizon):
     batch, width, fpar, ipar, stages, _ = mechanism_tables(
         spec, params, arms, horizon, stage, n_fpar=1, n_ipar=1, by_k=False)
     notes = _notes(mech, "m^t = 2^t", max(st["exact_delta"] for st in stages))
-    return Plan(batch, width, codes.SHUFFLE_BINARY, fpar, ipar, codes.BLOCKS, True,
-                stages, notes, mechanism=spec.name)
+    return Plan(batch=batch, width=width, mech=codes.SHUFFLE_BINARY, fpar=fpar, ipar=ipar,
+                order=codes.BLOCKS, cumulative=True, stages=stages, notes=notes,
+                mechanism=spec.name)
 
 
 def _default_batch_size(params, horizon):
     return default_batch_size(params["epsilon"], params["delta"])
 
 
-SDP_AE = Algorithm(
+SDP_AE = BatchedElimination(
     name="sdp-ae",
     summary="shuffle-DP arm elimination, fixed batches, binary summation (Alg. 3)",
     trust="shuffle (ε, δ)-DP",
@@ -158,7 +161,7 @@ SDP_AE = Algorithm(
     plan=plan_sdp_ae, mechanism="binary-summation", binary_rewards=True, family="arm-elimination",
 )
 
-VB_SDP_AE = Algorithm(
+VB_SDP_AE = BatchedElimination(
     name="vb-sdp-ae",
     summary="shuffle-DP arm elimination, batches 2^t, binary summation (Alg. 3)",
     trust="shuffle (ε, δ)-DP",

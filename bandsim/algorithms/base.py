@@ -11,10 +11,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import resources
+from ..compat import keyword_dataclass
+from ..engines import elimination_engine
 from ..errors import ConfigError
+from ..kernels import episodic as episodic_kernel
+from ..kernels.shard import EliminationTables
 
 
-@dataclass
+@keyword_dataclass
+@dataclass(kw_only=True)
 class Plan:
     """Tables for the elimination engine (:func:`kernels.elimination.run_shard`).
 
@@ -63,9 +69,6 @@ class Plan:
 
     def run_shard(self, rng, shard):
         """Simulate one shard of runs (:class:`bandsim.kernels.shard.Shard`) in place."""
-        from ..engines import elimination_engine
-        from ..kernels.shard import EliminationTables
-
         tables = EliminationTables(self.batch, self.width, np.int64(self.mech), self.fpar,
                                    self.ipar, np.int64(self.order), bool(self.cumulative))
         elimination_engine(self.mechanism)(rng, shard, tables)
@@ -109,8 +112,6 @@ def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by
     batch, width, fpar, ipar, stages
         As in :class:`Plan`.
     """
-    from .. import resources
-
     field, value = blame or ("horizon", horizon)
     rows = []
     spent = 0
@@ -183,3 +184,72 @@ def mechanism_tables(mech, params, arms, horizon, stage_fn, n_fpar=4, n_ipar=3, 
         return n, w, b.fpar, b.ipar, info
 
     return (*build_tables(arms, horizon, stage, n_fpar=n_fpar, n_ipar=n_ipar, **kw), batches)
+
+
+#: Runs per shard of the episodic engine (O(K log T) work per run).
+EPISODIC_SHARD_RUNS = 64
+
+
+def laplace_claim(epsilon, theorem, on, scale, **extra):
+    """The privacy claim of a Laplace mechanism on disjoint reward sums (dict).
+
+    The sum of n rewards in [0, 1] changes by at most 1 when one reward
+    changes (sensitivity 1), so Lap(1/ε) on it is ε-DP; each reward enters
+    one released sum, so the run is ε-DP by parallel composition, and every
+    decision is post-processing of the releases.
+    """
+    return dict(guarantee="ε-DP, central (global)", epsilon=epsilon, theorem=theorem,
+                mechanism=f"Laplace on {on}", sensitivity=1.0, noise_scale=scale, **extra)
+
+
+@keyword_dataclass
+@dataclass(kw_only=True)
+class EpisodicPlan:
+    """Plan for :func:`kernels.episodic.run_shard`.
+
+    Attributes
+    ----------
+    index : numba dispatcher
+        ``index(stat, n, t, c)`` from :mod:`kernels.indices`.
+    c : float64 (P,)
+        Its parameters; ``c[0]`` is the engine's slot for max_b stat_b.
+    ratio : float
+        α of the episode lengths (2 = doubling).
+    rule : int
+        ``kernels.episodic.GEOMETRIC`` or ``GRID``.
+    estimator : int
+        ``kernels.episodic.LAST_EPISODE`` or ``CUMULATIVE``.
+    noise_scale : float
+        Laplace scale on each episode's reward sum (1/ε).
+    tie_random : bool
+        Index ties broken uniformly at random.
+    """
+
+    index: object
+    c: np.ndarray
+    ratio: float
+    rule: int
+    estimator: int
+    noise_scale: float
+    tie_random: bool = True
+    shard_runs: int = EPISODIC_SHARD_RUNS
+    stages: list = field(default_factory=list)
+    privacy: dict = None
+    notes: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        episodic = episodic_kernel
+        if self.rule not in (episodic.GEOMETRIC, episodic.GRID):
+            raise ConfigError("rule", self.rule, "must be kernels.episodic.GEOMETRIC "
+                                                 f"({episodic.GEOMETRIC}) or GRID ({episodic.GRID})")
+        if self.estimator not in (episodic.LAST_EPISODE, episodic.CUMULATIVE):
+            raise ConfigError("estimator", self.estimator,
+                              f"must be kernels.episodic.LAST_EPISODE ({episodic.LAST_EPISODE}) "
+                              f"or CUMULATIVE ({episodic.CUMULATIVE})")
+        if not self.noise_scale > 0:
+            raise ConfigError("noise_scale", self.noise_scale, "must be > 0 (1/ε)")
+
+    def run_shard(self, rng, shard):
+        """Simulate one shard of runs in place."""
+        episodic_kernel.run_shard(rng, shard, self.index, self.c, self.ratio, self.rule, self.estimator,
+                  self.noise_scale, self.tie_random)

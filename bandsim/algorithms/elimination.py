@@ -43,9 +43,10 @@ import math
 
 from ..kernels import codes
 from ..params import BETA, EPSILON, GROWTH, HALF_OVER_T, P, SCALE
-from ..registry import Algorithm, get_mechanism
+from ..registry import get_mechanism
 from ..errors import ConfigError
 from .base import MAX_STAGE_PULLS, Plan, build_tables, mechanism_tables
+from .families import BatchedElimination
 
 CZ = "Chowdhury & Zhou (ICLR 2023)"
 SAJED = "Sajed & Sheffet (ICML 2019)"
@@ -92,7 +93,8 @@ def plan_batch_se(params, arms, horizon):
         return n, w, (), (), dict(n=n, width=w)
 
     batch, width, fpar, ipar, stages = build_tables(arms, horizon, stage)
-    return Plan(batch, width, codes.NONE, fpar, ipar, codes.BLOCKS, False, stages)
+    return Plan(batch=batch, width=width, mech=codes.NONE, fpar=fpar, ipar=ipar,
+                order=codes.BLOCKS, stages=stages)
 
 
 def dp_se_epoch(epoch, k, epsilon, beta):
@@ -144,8 +146,8 @@ def plan_dp_se(params, arms, horizon):
     batch, width, fpar, ipar, stages, _ = mechanism_tables(
         get_mechanism("laplace"), params, arms, horizon, stage, n_fpar=1, n_ipar=1,
         blame=("epsilon", eps))
-    return Plan(batch, width, codes.LAPLACE, fpar, ipar, codes.ROUND_ROBIN, False, stages,
-                mechanism="laplace")
+    return Plan(batch=batch, width=width, mech=codes.LAPLACE, fpar=fpar, ipar=ipar,
+                order=codes.ROUND_ROBIN, stages=stages, mechanism="laplace")
 
 
 def plan_protocol(name, params, arms, horizon):
@@ -168,25 +170,25 @@ def plan_protocol(name, params, arms, horizon):
     summarize = getattr(mech, "summarize", None)
     if summarize is not None:
         privacy.update(summarize(list(batches.values())))
-    return Plan(batch, width, first.code, fpar, ipar, codes.BLOCKS, False, stages,
-                privacy=privacy, mechanism=name)
+    return Plan(batch=batch, width=width, mech=first.code, fpar=fpar, ipar=ipar,
+                order=codes.BLOCKS, stages=stages, privacy=privacy, mechanism=name)
 
 
 def _protocol_algorithm(name, mechanism, summary, theorem, scale=False, p=P):
     params = (EPSILON, p, GROWTH) + ((SCALE,) if scale else ())
     mech = get_mechanism(mechanism)
-    return Algorithm(name=name, summary=summary, trust=mech.trust,
-                     source=f"{CZ}, Algorithm 1 + {theorem}", params=params,
-                     plan=lambda prm, arms, horizon: plan_protocol(mechanism, prm, arms, horizon),
-                     engine="elimination", mechanism=mechanism, family="batch-se")
+    return BatchedElimination(
+        name=name, summary=summary, trust=mech.trust, source=f"{CZ}, Algorithm 1 + {theorem}",
+        params=params, plan=lambda prm, arms, horizon: plan_protocol(mechanism, prm, arms, horizon),
+        mechanism=mechanism, family="batch-se")
 
 
-BATCH_SE = Algorithm(
+BATCH_SE = BatchedElimination(
     name="batch-se", summary="non-private batched successive elimination (doubling batches)",
     trust="none", source=f"{CZ}, Algorithm 1 with the identity protocol",
     params=(P, GROWTH.with_default(2.0)), plan=plan_batch_se, mechanism="none")
 
-DP_SE = Algorithm(
+DP_SE = BatchedElimination(
     name="dp-se", summary="DP successive elimination: epochs, Laplace noise on epoch means",
     trust="central ε-DP", source=f"{SAJED}, Algorithm 9", params=(EPSILON, BETA),
     plan=plan_dp_se, mechanism="laplace", family="se")

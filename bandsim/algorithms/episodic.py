@@ -45,11 +45,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import check_range
+from ..guarantees import Guarantee
+from ..kernels import codes, episodic, indices, thompson
+from ..mechanisms import SumBatch
+from ..mechanisms.families import InsideEngine
 from ..params import EPSILON, Param
-from ..registry import Algorithm
+from ..privacy.report import AuditReport, Row
+from ..registry import register as add
+from .base import EPISODIC_SHARD_RUNS, EpisodicPlan, laplace_claim
+from .families import EpisodicIndex, PerRoundThompson
 
-#: Runs per shard of the episodic engine (O(K log T) work per run).
-EPISODIC_SHARD_RUNS = 64
 #: Work (pulls) per shard aimed at by the per-round Thompson-sampling plans.
 PER_ROUND_SHARD_PULLS = 2**22
 
@@ -67,61 +72,7 @@ def _epsilon(params):
     return check_range("epsilon", params["epsilon"], 0.0, None)
 
 
-def laplace_claim(epsilon, theorem, on, scale, **extra):
-    """The privacy claim of a Laplace mechanism on disjoint reward sums (dict).
-
-    The sum of n rewards in [0, 1] changes by at most 1 when one reward
-    changes (sensitivity 1), so Lap(1/ε) on it is ε-DP; each reward enters
-    one released sum, so the run is ε-DP by parallel composition, and every
-    decision is post-processing of the releases.
-    """
-    return dict(guarantee="ε-DP, central (global)", epsilon=epsilon, theorem=theorem,
-                mechanism=f"Laplace on {on}", sensitivity=1.0, noise_scale=scale, **extra)
-
-
 # ------------------------------------------------------------ episodic plans
-
-@dataclass
-class EpisodicPlan:
-    """Plan for :func:`kernels.episodic.run_shard`.
-
-    Attributes
-    ----------
-    index : numba dispatcher
-        ``index(stat, n, t, c)`` from :mod:`kernels.indices`.
-    c : float64 (P,)
-        Its parameters; ``c[0]`` is the engine's slot for max_b stat_b.
-    ratio : float
-        α of the episode lengths (2 = doubling).
-    rule : int
-        ``kernels.episodic.GEOMETRIC`` or ``GRID``.
-    estimator : int
-        ``kernels.episodic.LAST_EPISODE`` or ``CUMULATIVE``.
-    noise_scale : float
-        Laplace scale on each episode's reward sum (1/ε).
-    tie_random : bool
-        Index ties broken uniformly at random.
-    """
-
-    index: object
-    c: np.ndarray
-    ratio: float
-    rule: int
-    estimator: int
-    noise_scale: float
-    tie_random: bool = True
-    shard_runs: int = EPISODIC_SHARD_RUNS
-    stages: list = field(default_factory=list)
-    privacy: dict = None
-    notes: dict = field(default_factory=dict)
-
-    def run_shard(self, rng, shard):
-        """Simulate one shard of runs in place."""
-        from ..kernels.episodic import run_shard
-
-        run_shard(rng, shard, self.index, self.c, self.ratio, self.rule, self.estimator,
-                  self.noise_scale, self.tie_random)
-
 
 def adap_constants(epsilon, alpha):
     """Constants of AdaP-UCB / AdaP-KLUCB.
@@ -142,8 +93,6 @@ def adap_constants(epsilon, alpha):
 
 
 def _plan_adap(params, kl):
-    from ..kernels import episodic, indices
-
     eps = _epsilon(params)
     alpha = check_range("alpha", params.get("alpha", 3.1), 0.0, None)
     k = adap_constants(eps, alpha)
@@ -157,9 +106,10 @@ def _plan_adap(params, kl):
     privacy = laplace_claim(eps, "Azize & Basu, NeurIPS 2022, Theorem 6",
                             "each episode's reward sum (episodes are disjoint)",
                             k["noise_scale"])
-    return EpisodicPlan(indices.adap_klucb_index if kl else indices.adap_ucb_index, k["c"],
-                        k["ratio"], episodic.GEOMETRIC, episodic.LAST_EPISODE,
-                        k["noise_scale"], True, stages=stages, privacy=privacy,
+    return EpisodicPlan(index=indices.adap_klucb_index if kl else indices.adap_ucb_index,
+                        c=k["c"], ratio=k["ratio"], rule=episodic.GEOMETRIC,
+                        estimator=episodic.LAST_EPISODE, noise_scale=k["noise_scale"],
+                        tie_random=True, stages=stages, privacy=privacy,
                         notes={"algorithm_reading": f"{name}: docs/fidelity.md"})
 
 
@@ -191,8 +141,6 @@ def dp_klucb_constants(epsilon, alpha):
 
 
 def _plan_dp_kl(params, imed):
-    from ..kernels import episodic, indices
-
     eps = _epsilon(params)
     alpha = check_range("alpha", params.get("alpha", 2.0), 1.0, None)
     grid = bool(params.get("grid", False))
@@ -209,10 +157,11 @@ def _plan_dp_kl(params, imed):
     privacy = laplace_claim(eps, _AZIZE_2025 + " (privacy of the episode sums)",
                             "each episode's reward sum (episodes are disjoint)",
                             k["noise_scale"])
-    return EpisodicPlan(indices.dp_imed_index if imed else indices.dp_klucb_index, k["c"],
-                        k["ratio"], episodic.GRID if grid else episodic.GEOMETRIC,
-                        episodic.CUMULATIVE, k["noise_scale"], True, stages=stages,
-                        privacy=privacy,
+    return EpisodicPlan(index=indices.dp_imed_index if imed else indices.dp_klucb_index,
+                        c=k["c"], ratio=k["ratio"],
+                        rule=episodic.GRID if grid else episodic.GEOMETRIC,
+                        estimator=episodic.CUMULATIVE, noise_scale=k["noise_scale"],
+                        tie_random=True, stages=stages, privacy=privacy,
                         notes={"provisional": "DP-KLUCB/DP-IMED are specified from "
                                               "secondary sources (docs/fidelity.md)"})
 
@@ -273,7 +222,7 @@ def dp_ts_constants(epsilon, log2=True):
                 node_scale=2.0 / epsilon, log_factor=log_factor(log2))
 
 
-@dataclass
+@dataclass(kw_only=True)
 class LazyDpTsPlan:
     """Plan for :func:`kernels.thompson.run_lazy_dp_ts_shard`."""
 
@@ -286,12 +235,10 @@ class LazyDpTsPlan:
 
     def run_shard(self, rng, shard):
         """Simulate one shard of runs in place."""
-        from ..kernels.thompson import run_lazy_dp_ts_shard
-
-        run_lazy_dp_ts_shard(rng, shard, self.c_shift, self.noise_scale, self.log_factor)
+        thompson.run_lazy_dp_ts_shard(rng, shard, self.c_shift, self.noise_scale, self.log_factor)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class DpTsPlan:
     """Plan for :func:`kernels.thompson.run_dp_ts_shard`."""
 
@@ -305,9 +252,7 @@ class DpTsPlan:
 
     def run_shard(self, rng, shard):
         """Simulate one shard of runs in place."""
-        from ..kernels.thompson import run_dp_ts_shard
-
-        run_dp_ts_shard(rng, shard, self.c_shift, self.chunk_scale, self.node_scale,
+        thompson.run_dp_ts_shard(rng, shard, self.c_shift, self.chunk_scale, self.node_scale,
                         self.log_factor)
 
 
@@ -321,8 +266,9 @@ def plan_lazy_dp_ts(params, arms, horizon):
                    noise="Lap(1/ε) on each chunk sum", posterior="Beta(m̄ O + 1, (1 − m̄) O + 1)")]
     privacy = laplace_claim(eps, "Hu & Hegde, UAI 2022, Theorem 3",
                             "each chunk's reward sum (chunks are disjoint)", k["noise_scale"])
-    return LazyDpTsPlan(k["c_shift"], k["noise_scale"], k["log_factor"],
-                        per_round_shard_runs(horizon), stages, privacy)
+    return LazyDpTsPlan(c_shift=k["c_shift"], noise_scale=k["noise_scale"],
+                        log_factor=k["log_factor"], shard_runs=per_round_shard_runs(horizon),
+                        stages=stages, privacy=privacy)
 
 
 def plan_dp_ts(params, arms, horizon):
@@ -339,8 +285,9 @@ def plan_dp_ts(params, arms, horizon):
                             "binary mechanism of the current epoch (ε/2)", k["chunk_scale"],
                             node_scale=f"{k['node_scale']:g} (r + 1) in epoch r",
                             composition="ε/2 + ε/2 (basic composition)")
-    return DpTsPlan(k["c_shift"], k["chunk_scale"], k["node_scale"], k["log_factor"],
-                    per_round_shard_runs(horizon), stages, privacy)
+    return DpTsPlan(c_shift=k["c_shift"], chunk_scale=k["chunk_scale"],
+                    node_scale=k["node_scale"], log_factor=k["log_factor"],
+                    shard_runs=per_round_shard_runs(horizon), stages=stages, privacy=privacy)
 
 
 # ---------------------------------------------------------------- declarations
@@ -367,81 +314,81 @@ def _log2(default):
 
 
 def _declare(name, summary, source, params, plan, rewards, provisional=False, family=None,
-             engine="episodic", mechanism="laplace"):
-    return Algorithm(name=name, summary=summary, trust="central ε-DP", source=source,
-                     params=params, plan=plan, engine=engine, mechanism=mechanism,
-                     rewards=rewards, provisional=provisional, family=family)
+             index=None, mechanism="laplace"):
+    base = dict(name=name, summary=summary, source=source, params=params, plan=plan,
+                mechanism=mechanism, rewards=rewards, provisional=provisional, family=family)
+    if index is None:
+        return PerRoundThompson(**base)
+    return EpisodicIndex(index=index, **base)
 
 
 AZIZE_BASU = "Azize & Basu (NeurIPS 2022), Algorithm 1, Eq. (7)"
 HU_HEGDE = "Hu & Hegde (UAI 2022)"
 ALGORITHMS = (
     _declare("adap-ucb", "AdaP-UCB: doubling episodes, UCB on the last episode's Laplace mean",
-             AZIZE_BASU, (EPSILON, ALPHA_ADAP), plan_adap_ucb, ALL_REWARDS, family="ucb"),
+             AZIZE_BASU, (EPSILON, ALPHA_ADAP), plan_adap_ucb, ALL_REWARDS, family="ucb",
+             index=indices.adap_ucb_index),
     _declare("adap-klucb", "AdaP-KLUCB: doubling episodes, KL-UCB on the last episode's "
              "Laplace mean", AZIZE_BASU, (EPSILON, ALPHA_ADAP), plan_adap_klucb, ALL_REWARDS,
-             family="ucb"),
+             family="ucb", index=indices.adap_klucb_index),
     _declare("dp-klucb", "DP-KLUCB: geometric episodes (ratio α), d_ε-UCB on a cumulative "
              "Laplace mean", "Azize et al. (NeurIPS 2025), DP-KLUCB",
              (EPSILON, ALPHA_RATIO, GRID), plan_dp_klucb, BERNOULLI_ONLY, provisional=True,
-             family="ucb"),
+             family="ucb", index=indices.dp_klucb_index),
     _declare("dp-imed", "DP-IMED: geometric episodes (ratio α), IMED with d_ε on a "
              "cumulative Laplace mean", "Azize et al. (NeurIPS 2025), DP-IMED",
              (EPSILON, ALPHA_RATIO, GRID), plan_dp_imed, BERNOULLI_ONLY, provisional=True,
-             family="ucb"),
+             family="ucb", index=indices.dp_imed_index),
     _declare("lazy-dp-ts", "Lazy-DP-TS: Thompson sampling on Laplace means of chunks of 2^r "
              "fresh rewards", f"{HU_HEGDE}, Algorithm 2", (EPSILON, _log2(False)),
-             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts", engine="per-round"),
+             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts"),
     _declare("dp-ts", "DP-TS: Thompson sampling on a private sum (Laplace per epoch + binary "
              "mechanism)", f"{HU_HEGDE}, Algorithm 1", (EPSILON, _log2(True)), plan_dp_ts,
-             BERNOULLI_ONLY, family="ts", engine="per-round", mechanism="dp-ts-composition"),
+             BERNOULLI_ONLY, family="ts", mechanism="dp-ts-composition"),
 )
 
 
 def _dp_ts_batch(n, epsilon):
     """DP-TS's releases: Lap(2/ε) on epoch sums (ε/2) and the binary mechanism (ε/2)."""
-    from ..kernels import codes
-    from ..mechanisms import SumBatch
-
-    return SumBatch("dp-ts-composition", int(n), (2.0 / epsilon,), (), codes.NONE,
-                    dict(guarantee="ε-DP, central (global)", epsilon=epsilon,
-                         theorem=f"{HU_HEGDE}, Theorem 1"), f"{HU_HEGDE}, Theorem 1")
+    return SumBatch(name="dp-ts-composition", n=int(n), fpar=(2.0 / epsilon,), ipar=(),
+                    code=codes.NONE, privacy=dict(guarantee="ε-DP, central (global)",
+                                                  epsilon=epsilon,
+                                                  theorem=f"{HU_HEGDE}, Theorem 1"),
+                    theorem=f"{HU_HEGDE}, Theorem 1")
 
 
 def _audit_dp_ts(batch, algorithm, fold_max=None):
     """DP-TS as a composition: the epoch sums' Laplace, and r + 1 nodes of the binary
     mechanism in epoch r (each Lap(2(r + 1)/ε)), audited exactly and added up."""
-    from ..privacy.audit import AuditReport, Row, audit_laplace
+    from ..privacy.audit import audit_laplace  # the privacy toolkit loads scipy
 
     eps = batch.privacy["epsilon"]
     epoch = audit_laplace(2.0 / eps, eps / 2, batch.n, algorithm=algorithm)
-    rows = [Row("ε of an epoch sum (Lap(2/ε))", eps / 2, epoch.rows[0].exact, 1e-12,
+    rows = [Row("ε of an epoch sum (Lap(2/ε))", eps / 2, epoch.rows[0].exact, error=1e-12,
                 short="ε epoch")]
     worst = 0.0
     for r in range(0, 40):  # epochs r = 0 … 39 (2^40 pulls of one arm)
         node = audit_laplace(2.0 * (r + 1) / eps, eps / (2 * (r + 1)), batch.n)
         worst = max(worst, (r + 1) * node.rows[0].exact)
     rows.append(Row("ε of the binary mechanism (r + 1 nodes, worst epoch r)", eps / 2, worst,
-                    1e-12, short="ε tree"))
-    rows.append(Row("ε total (basic composition)", eps, rows[0].exact + worst, 1e-12,
+                    error=1e-12, short="ε tree"))
+    rows.append(Row("ε total (basic composition)", eps, rows[0].exact + worst, error=1e-12,
                     short="ε"))
     view = ("a reward enters one epoch sum + Lap(2/ε) and at most r + 1 nodes of the binary "
             "mechanism of its epoch, each + Lap(2(r + 1)/ε); sensitivity 1 each")
-    return AuditReport(algorithm, f"ε-DP, central ({HU_HEGDE}, Theorem 1)", view,
-                       dict(n=batch.n, epsilon=eps, noise="Lap(2/ε), Lap(2(r+1)/ε)"), rows, 2,
-                       [], 0.0)
+    return AuditReport(algorithm=algorithm, guarantee=f"ε-DP, central ({HU_HEGDE}, Theorem 1)",
+                       view=view, params=dict(n=batch.n, epsilon=eps,
+                                              noise="Lap(2/ε), Lap(2(r+1)/ε)"),
+                       rows=rows, headline=2)
 
 
 def register():
     """Register the mechanism of DP-TS and the six algorithms (the public plug-in API)."""
-    from ..kernels import codes
-    from ..registry import Mechanism, register as add
-
-    add(Mechanism("dp-ts-composition", "Laplace on epoch sums + binary mechanism in the "
-                  "current epoch", f"{HU_HEGDE}, Algorithm 1", "central ε-DP", "laplace",
-                  codes.NONE, _dp_ts_batch, audit=_audit_dp_ts,
-                  audit_points=lambda b, fold_max=None: 40 * 20001,
-                  samplers=("Generator.laplace",), family="engine"))
+    add(InsideEngine(name="dp-ts-composition", summary="Laplace on epoch sums + binary "
+                     "mechanism in the current epoch", source=f"{HU_HEGDE}, Algorithm 1",
+                     trust="central ε-DP", kind=Guarantee.LAPLACE, batch=_dp_ts_batch,
+                     audit=_audit_dp_ts, audit_points=lambda b, fold_max=None: 40 * 20001,
+                     samplers=("Generator.laplace",)))
     add(*ALGORITHMS)
 
 

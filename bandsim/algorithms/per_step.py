@@ -19,8 +19,9 @@ import math
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
+from ..kernels import sequential
 from ..params import BETA, EPSILON, Param
-from ..registry import Algorithm
+from .families import PerStep
 
 THESIS = "Sajed, MSc thesis (2019)"
 
@@ -83,7 +84,7 @@ def dp_ucb_constants(arms, horizon, epsilon, beta, gamma="levels"):
     return dict(levels=m, node_scale=m / epsilon, gamma=g, gamma_reading=gamma)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class UcbPlan:
     """Plan for :func:`kernels.sequential.run_ucb_shard` (UCB1 and DP-UCB)."""
 
@@ -96,12 +97,10 @@ class UcbPlan:
 
     def run_shard(self, rng, shard):
         """Simulate one shard of runs in place."""
-        from ..kernels.sequential import run_ucb_shard
-
-        run_ucb_shard(rng, shard, self.gamma, self.scale)
+        sequential.run_ucb_shard(rng, shard, self.gamma, self.scale)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class SePlan:
     """Plan for :func:`kernels.sequential.run_se_shard` (Successive Elimination)."""
 
@@ -113,15 +112,13 @@ class SePlan:
 
     def run_shard(self, rng, shard):
         """Simulate one shard of runs in place."""
-        from ..kernels.sequential import run_se_shard
-
-        run_se_shard(rng, shard, self.log_horizon)
+        sequential.run_se_shard(rng, shard, self.log_horizon)
 
 
 def plan_ucb1(params, arms, horizon):
     """UCB1: index μ̄_i + sqrt(2 log t / n_i) (Sajed (2019), Algorithm 1 line 9)."""
     stages = [dict(index="mean + sqrt(2 log t / n)")]
-    return UcbPlan(0.0, 0.0, per_step_shard_runs(horizon), stages)
+    return UcbPlan(gamma=0.0, scale=0.0, shard_runs=per_step_shard_runs(horizon), stages=stages)
 
 
 def plan_dp_ucb(params, arms, horizon):
@@ -136,30 +133,31 @@ def plan_dp_ucb(params, arms, horizon):
                           f"Γ = {c['gamma']:.3g} and the node noise Lap({c['node_scale']:.3g}) "
                           f"grow as 1/ε and must stay below {GAMMA_MAX:g} (float64 sums)")
     stages = [dict(index="noisy mean + sqrt(2 log t / n) + gamma / n", **c)]
-    return UcbPlan(c["gamma"], c["node_scale"], per_step_shard_runs(horizon), stages)
+    return UcbPlan(gamma=c["gamma"], scale=c["node_scale"],
+                   shard_runs=per_step_shard_runs(horizon), stages=stages)
 
 
 def plan_se(params, arms, horizon):
     """SE checked every cycle: width 2 sqrt(2 log T / n) (Sajed (2019), Algorithm 2 line 9)."""
     log_t = math.log(horizon)
     stages = [dict(width="2 sqrt(2 log T / n)", log_horizon=log_t)]
-    return SePlan(log_t, per_step_shard_runs(horizon), stages)
+    return SePlan(log_horizon=log_t, shard_runs=per_step_shard_runs(horizon), stages=stages)
 
 
-UCB1 = Algorithm(
+UCB1 = PerStep(
     name="ucb1", summary="UCB1: pull argmax of mean + sqrt(2 log t / n), per step",
     trust="none", source=f"{THESIS}, Algorithm 1 (Auer et al. 2002)", params=(),
-    plan=plan_ucb1, engine="per-step", family="ucb")
+    plan=plan_ucb1, family="ucb")
 
-SE = Algorithm(
+SE = PerStep(
     name="se", summary="successive elimination checked every cycle, width 2 sqrt(2 log T / n)",
     trust="none", source=f"{THESIS}, Algorithm 2 (Even-Dar et al. 2002)", params=(),
-    plan=plan_se, engine="per-step", family="se")
+    plan=plan_se, family="se")
 
-DP_UCB = Algorithm(
+DP_UCB = PerStep(
     name="dp-ucb", summary="private UCB: tree-based binary mechanism per arm, per step",
     trust="central ε-DP", source=f"{THESIS}, Algorithms 5-6 (Mishra & Thakurta 2015)",
-    params=(EPSILON, BETA, GAMMA), plan=plan_dp_ucb, engine="per-step", mechanism="tree",
+    params=(EPSILON, BETA, GAMMA), plan=plan_dp_ucb, mechanism="tree",
     family="ucb")
 
 ALGORITHMS = (UCB1, SE, DP_UCB)

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..kernels import svt as svt_kernel
 from ..params import BETA, EPSILON
-from ..registry import Algorithm
+from .families import SVTEngine
 from .per_step import THESIS
 
 
@@ -62,7 +63,7 @@ def dp_se2_check(level, k, arms, epsilon, beta, modified=False):
                 elim_width=r * 2 * h + 4 * math.log(4 * arms * k / beta) / epsilon)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Se2Plan:
     """Plan for :func:`kernels.svt.run_shard` (DP-SE 2 and its modified halting rule).
 
@@ -85,9 +86,7 @@ class Se2Plan:
 
     def run_shard(self, rng, shard):
         """Simulate one shard of runs in place."""
-        from ..kernels.svt import run_shard
-
-        run_shard(rng, shard, self.query_threshold, self.elim_width, self.svt_scale,
+        svt_kernel.run_shard(rng, shard, self.query_threshold, self.elim_width, self.svt_scale,
                   self.hist_scale)
 
 
@@ -103,7 +102,8 @@ def _plan_dp_se2(params, arms, horizon, modified):
             w[level, k] = c["elim_width"]
     stages = [dict(level=lv, **dp_se2_check(lv, arms, arms, eps, beta, modified))
               for lv in range(1, max_level + 1)]
-    return Se2Plan(q, w, 6.0 / eps, 2.0 / eps, stages)
+    return Se2Plan(query_threshold=q, elim_width=w, svt_scale=6.0 / eps, hist_scale=2.0 / eps,
+                   stages=stages)
 
 
 def plan_dp_se2(params, arms, horizon):
@@ -116,12 +116,12 @@ def plan_dp_se2_modified(params, arms, horizon):
     return _plan_dp_se2(params, arms, horizon, True)
 
 
-DP_SE2 = Algorithm(
+DP_SE2 = SVTEngine(
     name="dp-se2", summary="DP-SE 2: SVT at r = 2^l inside epochs, private histogram elimination",
     trust="central ε-DP", source=f"{THESIS}, Algorithm 10 (Appendix A.1)",
     params=(EPSILON, BETA), plan=plan_dp_se2, engine="svt", mechanism="svt", family="se")
 
-DP_SE2_MODIFIED = Algorithm(
+DP_SE2_MODIFIED = SVTEngine(
     name="dp-se2-modified", summary="DP-SE 2 with the halting rule 2h_r of Appendix A.2",
     trust="central ε-DP", source=f"{THESIS}, Algorithm 10 + Appendix A.2",
     params=(EPSILON, BETA), plan=plan_dp_se2_modified, engine="svt", mechanism="svt",

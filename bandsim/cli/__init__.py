@@ -3,22 +3,22 @@
 One module per command group: :mod:`~bandsim.cli.run`,
 :mod:`~bandsim.cli.listing`, :mod:`~bandsim.cli.studies` (``reproduce``,
 ``sweep``), :mod:`~bandsim.cli.results` (``results``, ``plot``),
-:mod:`~bandsim.cli.suite`, :mod:`~bandsim.cli.instances` and
-:mod:`~bandsim.cli.audit`.
+:mod:`~bandsim.cli.suite`, :mod:`~bandsim.cli.instances`,
+:mod:`~bandsim.cli.audit` and :mod:`~bandsim.cli.plugin` (``plugin check``).
 Flags for algorithm parameters are generated from the registered
 declarations, so plug-ins get theirs too. Bad input exits with status 2 and
 one line naming the field and its allowed range.
 """
 import sys
 
+from .._version import __version__
 from ..errors import ConfigError
-from . import audit, instances, listing, results, run, studies, suite
+from . import audit, instances, listing, plugin, results, run, studies, suite
 from .common import Parser, wide_console
 
 
 def build_parser():
     """The argument parser of every command (plug-ins loaded first)."""
-    from .. import __version__
 
     parser = Parser(
         prog="bandsim",
@@ -31,6 +31,7 @@ def build_parser():
     instances.add_parser(sub)
     audit.add_parser(sub)
     suite.add_parser(sub)
+    plugin.add_parser(sub)
     results.add_parsers(sub)  # results, plot; --overwrite, --dpi, --xscale on studies
     return parser
 
@@ -38,7 +39,7 @@ def build_parser():
 COMMANDS = {"list": lambda args, console: listing.cmd_list(wide_console()),
             "run": run.cmd_run, "reproduce": studies.cmd_reproduce, "sweep": studies.cmd_sweep,
             "instances": instances.cmd_instances, "audit": audit.cmd_audit,
-            "suite": suite.cmd_suite, **results.DISPATCH}
+            "suite": suite.cmd_suite, "plugin": plugin.cmd_plugin, **results.DISPATCH}
 
 
 def main(argv=None):

@@ -23,8 +23,11 @@ import json
 import math
 
 
-from ..errors import ConfigError
+from ..errors import ConfigError, check_int
+from ..registry import get_algorithm, get_mechanism
+from ..runner import MAX_HORIZON
 from .common import floats, ints, one_int, strict_json, wide_console
+from .run import add_param_flags
 
 
 def _print_json(x):
@@ -103,7 +106,6 @@ def add_parser(sub):
                    help="the algorithm's ε per batch; comma list allowed")
     a.add_argument("--batch-size", dest="batch_size", type=ints, default=None,
                    help="users n in the batch; comma list allowed (default 1024)")
-    from .run import add_param_flags
 
     add_param_flags(a, ("delta", "scale", "p"))
     a.add_argument("--horizon", type=one_int, default=10**7,
@@ -128,7 +130,6 @@ def add_parser(sub):
 
 def _algorithms(text, need_delta, delta):
     from ..privacy.audit import auditable
-    from ..registry import get_algorithm, get_mechanism
 
     known = auditable()
     names = list(known) if text == "all" else [x.strip() for x in text.split(",") if x]
@@ -145,8 +146,6 @@ def _algorithms(text, need_delta, delta):
 
 def cmd_audit(args, console):
     """Run ``bandsim audit`` (see the module docstring)."""
-    from ..errors import check_int
-    from ..runner import MAX_HORIZON
 
     args.horizon = check_int("horizon", args.horizon, 2, MAX_HORIZON)
 

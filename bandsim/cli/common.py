@@ -4,6 +4,7 @@ import json
 import math
 
 from ..errors import ConfigError
+from ..results import json_safe
 
 
 def floats(text):
@@ -105,6 +106,5 @@ SUMMARY_COLUMNS = ("algorithm", "instance", "arms", "epsilon", "runs", "horizon"
 
 def strict_json(x):
     """``x`` with every non-finite float (numpy scalars too) replaced by None (strict JSON)."""
-    from ..results import json_safe
 
     return json_safe(x)

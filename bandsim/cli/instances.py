@@ -1,7 +1,9 @@
 """``bandsim instances build|show``: instance files from real data."""
 import json
 
-from .common import one_int, wide_console
+from .. import datasets
+from ..datasets import load_instance, read_instance_table
+from .common import one_int, strict_json, wide_console
 
 
 def add_parser(sub):
@@ -38,8 +40,6 @@ def cmd_instances(args, console):
     """Build (``mslr``/``obd``) or show an instance file."""
     import warnings
 
-    from .. import datasets
-
     if args.instances_command == "show":
         return show_instance(args.file, args.json)
     with warnings.catch_warnings(record=True) as caught:
@@ -63,8 +63,6 @@ def show_instance(path, as_json):
     import numpy as np
     from rich.table import Table
 
-    from ..datasets import load_instance, read_instance_table
-
     table, meta = read_instance_table(path)
     inst = load_instance(path)
     cols = table.to_pydict()
@@ -80,8 +78,6 @@ def show_instance(path, as_json):
                 row[k] = v[a]
         rows.append(row)
     if as_json:
-        from .common import strict_json
-
         print(json.dumps(strict_json({"meta": meta, "arms": rows}), indent=2, default=float,
                          allow_nan=False))
         return 0

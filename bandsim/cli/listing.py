@@ -1,12 +1,20 @@
 """``bandsim list``: algorithms, mechanisms, instances and figures, from their declarations."""
+from ..instances import NAMED
+from ..registry import algorithms, is_builtin, mechanisms, origin
+from ..studies.figures import FIGURES
 from .common import wide_console
+
+
+def _plugin(name, kind):
+    """`` (plug-in dist 1.0)`` for a plug-in's declaration, nothing for a built-in."""
+    if is_builtin(name, kind):
+        return ""
+    o = origin(name, kind)
+    return f" (plug-in {o['distribution']} {o.get('version') or ''}".rstrip() + ")"
 
 
 def cmd_list(console):
     from rich.table import Table
-
-    from ..instances import NAMED
-    from ..registry import algorithms, mechanisms
 
     t = Table(title="algorithms")
     for c in ("name", "trust model", "engine", "mechanism", "parameters (default)", "rewards",
@@ -14,7 +22,7 @@ def cmd_list(console):
         t.add_column(c)
     for a in algorithms().values():
         ps = ", ".join(p.name if p.required else f"{p.name}={p.default_text()}" for p in a.params)
-        name = a.name + (" (provisional)" if a.provisional else "")
+        name = a.name + (" (provisional)" if a.provisional else "") + _plugin(a.name, "algorithm")
         rewards = "all" if len(a.rewards) == 3 else ", ".join(a.rewards)
         t.add_row(name, a.trust, a.engine, a.mechanism or "-", ps or "-", rewards,
                   a.source, a.summary)
@@ -23,7 +31,8 @@ def cmd_list(console):
     for c in ("name", "trust model", "privacy", "samplers", "source", "summary"):
         t.add_column(c)
     for m in mechanisms().values():
-        t.add_row(m.name, m.trust, m.kind, ", ".join(m.samplers) or "-", m.source, m.summary)
+        t.add_row(m.name + _plugin(m.name, "mechanism"), m.trust, str(m.kind),
+                  ", ".join(m.samplers) or "-", m.source, m.summary)
     console.print(t)
     t = Table(title="instances")
     t.add_column("name")
@@ -33,7 +42,6 @@ def cmd_list(console):
     t.add_row("--means", "explicit arm means in [0, 1]")
     t.add_row("--instance-file", "an instance file built from data (`bandsim instances build`)")
     console.print(t)
-    from ..studies.figures import FIGURES
 
     t = Table(title="figures (bandsim reproduce FIGURE --out DIR)")
     for c in ("name", "source", "title"):

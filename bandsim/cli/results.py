@@ -23,6 +23,10 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..results import Result
+from ..studies.plots import figure_grid, plot_curve, round_axis, save
+from ..studies.store import dumps, identity_of, key, load_outcome, result_files
+from .common import wide_console
 
 #: Columns every row of ``bandsim results`` has, in order.
 BASE_COLUMNS = ("algorithm", "instance", "arms", "rewards", "sigma", "epsilon", "horizon",
@@ -88,7 +92,6 @@ def collect(directory):
     ConfigError
         ``directory`` does not exist or holds no readable result.
     """
-    from ..studies.store import identity_of, key, result_files
 
     d = Path(directory)
     if not d.is_dir():
@@ -131,8 +134,6 @@ def collect(directory):
 
 
 def _read(path):
-    from ..results import Result
-
     try:
         return Result.from_parquet(path)
     except Exception as e:  # noqa: BLE001 - unreadable or foreign file
@@ -190,9 +191,6 @@ def _fmt(v, spec="g"):
 
 
 def cmd_results(args, console):
-    from .common import wide_console
-    from ..studies.store import dumps
-
     rows = collect(args.dir)
     if args.json:
         print(dumps(rows, indent=2))
@@ -219,8 +217,6 @@ def plot_directory(directory, out=None, *, time_average=False, xscale="linear", 
     list of Path
         The files written.
     """
-    from ..studies.plots import figure_grid, plot_curve, round_axis, save
-    from ..studies.store import load_outcome, result_files
 
     d = Path(directory)
     rows = collect(d)

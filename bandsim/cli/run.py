@@ -8,13 +8,16 @@ from the registered declarations (plug-ins included).
 import itertools
 from pathlib import Path
 
+from .. import resources
 from ..errors import ConfigError
-from .common import floats, one_int, print_rows, wide_console
+from ..registry import all_params, get_algorithm
+from ..studies.jobs import job_instance, run_jobs
+from ..studies.store import Interrupted, exact
+from .common import floats, ints, one_int, print_rows, wide_console
 
 
 def add_parser(sub):
     """Register ``bandsim run``; its parameter flags come from the registry."""
-    from ..registry import all_params
 
     run = sub.add_parser("run", help="simulate an algorithm on an instance")
     run.add_argument("algorithm", help="algorithm name(s), comma-separated (see `bandsim list`)")
@@ -44,14 +47,11 @@ def add_parser(sub):
 
 
 def ints_list(text):
-    from .common import ints
-
     return ints(text)
 
 
 def add_param_flags(parser, names=None):
     """One flag per declared algorithm parameter (ε takes a comma list)."""
-    from ..registry import all_params
 
     for p in all_params().values():
         if names is not None and p.name not in names:
@@ -64,7 +64,6 @@ def add_param_flags(parser, names=None):
 
 def expand(args):
     """The list of simulate() keyword sets that ``bandsim run`` asks for."""
-    from ..registry import all_params, get_algorithm
 
     algos = [get_algorithm(a.strip()) for a in args.algorithm.split(",") if a.strip()]
     if not algos:
@@ -125,9 +124,6 @@ def check_out(args, n_jobs):
 
 
 def out_path(args, job, n_jobs):
-    from ..studies.jobs import job_instance
-    from ..studies.store import exact
-
     if args.out is None:
         return None
     if not _is_dir_target(args.out, n_jobs):
@@ -175,9 +171,6 @@ def batch_table(config):
 def cmd_run(args, console):
     import secrets
 
-    from .. import resources
-    from ..studies.jobs import run_jobs
-
     if args.memory is not None:
         resources.set_budget(args.memory)
     if args.seed is None:  # one root seed for the whole grid: common random instances
@@ -189,8 +182,6 @@ def cmd_run(args, console):
         for i, res, seconds in run_jobs(jobs, console=console):
             rows[i] = summarize(res, seconds, out_path(args, jobs[i], len(jobs)))
     except KeyboardInterrupt:
-        from ..studies.store import Interrupted
-
         raise Interrupted(sum(r is not None for r in rows), len(jobs)) from None
     print_rows(rows, args.json)
     table = batch_table(res.config) if len(jobs) == 1 and not args.json else None

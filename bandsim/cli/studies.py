@@ -1,5 +1,10 @@
 """``bandsim reproduce`` and ``bandsim sweep``: the papers' figures and TOML studies."""
-from .common import one_int, summary_table, wide_console
+from ..errors import ConfigError, check_int
+from ..runner import MAX_HORIZON
+from ..studies.reproduce import reproduce
+from ..studies.sweep import sweep
+from .common import SUMMARY_COLUMNS, one_int, summary_table, wide_console
+from .results import formats
 
 
 def add_parsers(sub):
@@ -27,7 +32,6 @@ def _backend_args(p):
 
 def check_backend(args):
     """The backend and the Dask scheduler address, refused with one line if unusable."""
-    from ..errors import ConfigError
 
     if args.backend not in ("local", "dask"):
         raise ConfigError("backend", args.backend, "must be local or dask")
@@ -45,11 +49,6 @@ def check_backend(args):
 
 
 def cmd_reproduce(args, console):
-    from ..errors import check_int
-    from ..runner import MAX_HORIZON
-    from ..studies.reproduce import reproduce
-    from .results import formats
-
     if args.runs is not None:
         args.runs = check_int("runs", args.runs, 1, 10**8)
     if args.horizon is not None:
@@ -71,9 +70,6 @@ def cmd_reproduce(args, console):
 
 
 def cmd_sweep(args, console):
-    from ..studies.sweep import sweep
-
-    from .common import SUMMARY_COLUMNS
 
     check_backend(args)
 

@@ -6,6 +6,8 @@
 moved against a previous board. See docs/suite.md.
 """
 from ..errors import ConfigError
+from ..studies import leaderboard as lb
+from ..studies.suite import SUITE_VERSION, run_suite
 from .common import one_int, wide_console
 
 
@@ -37,9 +39,6 @@ def add_parser(sub):
 
 
 def cmd_suite(args, console):
-    from ..studies import leaderboard as lb
-    from ..studies.suite import SUITE_VERSION, run_suite
-
     algorithms = None
     if args.algorithms is not None:
         algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()]
@@ -72,8 +71,14 @@ def cmd_suite(args, console):
             term.print(f"[yellow]note:[/] {note}", highlight=False)
     console.print(f"wrote {', '.join(p.name for p in paths.values())} to {out}",
                   highlight=False)
+    status = 0
     if meta["errors"]:
         console.print(f"[bold red]{len(meta['errors'])} configuration(s) failed[/] "
                       "(see the Skipped table and suite.json)")
-        return 1
-    return 0
+        status = 1
+    failed = sorted({b["algorithm"] for b in board if b.get("failed")})
+    if failed:
+        console.print(f"[bold red]privacy audit FAILed[/] for {', '.join(failed)}: not ranked "
+                      "(see the \"failed audit\" table)", highlight=False)
+        status = 1
+    return status

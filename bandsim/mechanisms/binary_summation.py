@@ -33,6 +33,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import check_int, check_range
+from ..kernels.binary_summation import batched_sum
+from ..resources import check
 
 #: The constant in τ = 96 log(2/δ)/ε² (Algorithm 3, line 1).
 TAU_CONSTANT = 96.0
@@ -165,8 +167,6 @@ class BinarySummation:
         """
         from scipy import stats
 
-        from ..resources import check
-
         n, q = self.noise_law(m)
         mu, sd = n * q, math.sqrt(n * q * (1.0 - q))
         lo = max(0, int(mu - PMF_SDS * sd) - 2)
@@ -235,8 +235,6 @@ class BinarySummation:
             Users in the batch.
         rng : numpy.random.Generator
         """
-        from bandsim.kernels.binary_summation import batched_sum
-
         return float(batched_sum(rng, int(x_sum), self._m(m), self.tau))
 
     # --- exact privacy -----------------------------------------------------

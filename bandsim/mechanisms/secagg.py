@@ -8,11 +8,12 @@ underflow with the accuracy τ and divides by g. :func:`mechanism` derives
 (g, τ, m, noise) for one batch exactly as the seed's theorems prescribe and
 returns a :class:`Mechanism` that can be studied outside any bandit::
 
-    from bandsim import protocols
-    mech = protocols.mechanism("dist-dp", n=64, epsilon=0.5, p=0.1)
-    mech.g, mech.tau, mech.m, mech.bits       # 4, 24, 305, 9
-    z = mech.outputs([0.3] * 64, size=10_000, rng=1)              # batched
-    z2 = mech.outputs([0.3] * 64, size=10_000, rng=2, path="per-user")
+    >>> from bandsim.mechanisms.secagg import mechanism
+    >>> mech = mechanism("dist-dp", n=64, epsilon=0.5, p=0.1)
+    >>> mech.g, mech.tau, mech.m, mech.bits
+    (4, 24, 305, 9)
+    >>> z = mech.outputs([0.3] * 64, size=10_000, rng=1)                # batched
+    >>> z2 = mech.outputs([0.3] * 64, size=10_000, rng=2, path="per-user")
 
 Mechanisms (``name``):
 
@@ -58,7 +59,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..compat import positional_deprecated
+from ..engines import secagg_kernel
 from ..errors import ConfigError, check_int, check_range
+from ..instances import clipped_gaussian_moments
+from ..kernels import codes
+from ..kernels.samplers import POISSON_MAX, Q_MIN, SIGMA2_MAX
+from ..registry import get_mechanism
 from .noise_bounds import (dgauss_epsilon_hat, dgauss_sum_tv_bound, dgauss_xi_log,
                            dlaplace_variance, laplace_noise, skellam_rdp)
 
@@ -78,7 +85,7 @@ LOCAL_C = 2.0 * math.sqrt(2.0 * (math.cosh(1.0) - 1.0))
 PAPER = "Chowdhury & Zhou, Distributed Differential Privacy in Multi-Armed Bandits (ICLR 2023)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Batch:
     """One batch of the protocol P = (R, S, A), fully parameterised.
 
@@ -138,8 +145,6 @@ class Batch:
 
     def _kernel(self, name):
         """The SecAgg kernel ``name``, rebound to a plug-in's samplers when it has its own."""
-        from ..engines import secagg_kernel
-
         return secagg_kernel(self.name, name)
 
     def info(self):
@@ -197,9 +202,6 @@ class Batch:
         (clip(N(mean, sigma²), 0, 1); batched sums of more than 64 users use
         the moment-matched normal of :func:`kernels.rewards.encoded_sum`).
         """
-        from bandsim.kernels import codes
-        from ..instances import clipped_gaussian_moments
-
         mean = check_range("mean", mean, 0.0, 1.0, lo_open=False, hi_open=False)
         size = check_int("size", size, 1)
         rng = np.random.default_rng(rng)
@@ -248,9 +250,6 @@ def check_sampler_ranges(code, n, epsilon, fpar, scale=1.0):
     discrete-Gaussian σ² above 2^90: the same limits here give one clear line
     before any work.
     """
-    from bandsim.kernels import codes
-    from bandsim.kernels.samplers import POISSON_MAX, Q_MIN, SIGMA2_MAX
-
     fpar = [float(v) for v in fpar]
     if code in (codes.DIST_DP, codes.CENTRAL, codes.LOCAL, codes.DIST_DP_SHUFFLE):
         q = fpar[0]
@@ -280,8 +279,8 @@ def check_sampler_ranges(code, n, epsilon, fpar, scale=1.0):
                               f"most ~{math.sqrt(SIGMA2_MAX / n):.3g}) or the horizon")
 
 
-def finish(name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sigma, h, noise,
-           variance, privacy, extra=None):
+def _finish(*, name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sigma, h, noise,
+            variance, privacy, extra=None):
     """The :class:`Batch` of a SecAgg protocol from its precision g, real τ and noise.
 
     τ = ⌈τ_real⌉ and m = n g + 2τ + 1 (every theorem of the paper).
@@ -305,6 +304,12 @@ def finish(name, code, theorem, n, epsilon, p, scale, g, tau_real, fpar, sigma, 
                  extra=extra or {}, theorem=theorem)
 
 
+#: The Batch of a SecAgg protocol (keywords only; see :func:`_finish`).
+finish = positional_deprecated(_finish, (
+    "name", "code", "theorem", "n", "epsilon", "p", "scale", "g", "tau_real", "fpar", "sigma",
+    "h", "noise", "variance", "privacy", "extra"), "secagg.finish")
+
+
 def _laplace_batch(name, code, theorem, n, epsilon, p, model, where, eps=None, fpar_extra=(),
                    privacy=None, extra=None):
     """Theorems 1, 3, 5: g = ⌈ε√n⌉, noise Lap_Z(g/ε), τ = ⌈(g/ε) log(2/p)⌉."""
@@ -313,31 +318,26 @@ def _laplace_batch(name, code, theorem, n, epsilon, p, model, where, eps=None, f
     g = math.ceil(eps * math.sqrt(n))
     q, beta = laplace_noise(eps, g)
     privacy = privacy or dict(guarantee=f"pure DP ({model})", epsilon=epsilon)
-    return finish(name, code, theorem, n, epsilon, p, 1.0, g, g / eps * math.log(2 / p),
-                  [q, beta, *fpar_extra], math.sqrt(2 * n) / g, 1.0 / eps,
-                  f"Lap_Z(g/ε) ({where})", dlaplace_variance(eps, g), privacy, extra)
+    return finish(name=name, code=code, theorem=theorem, n=n, epsilon=epsilon, p=p, scale=1.0,
+                  g=g, tau_real=g / eps * math.log(2 / p), fpar=[q, beta, *fpar_extra],
+                  sigma=math.sqrt(2 * n) / g, h=1.0 / eps, noise=f"Lap_Z(g/ε) ({where})",
+                  variance=dlaplace_variance(eps, g), privacy=privacy, extra=extra)
 
 
 def dist_dp(n, epsilon, p=0.1):
     """Theorem 1: Pólya pairs per user, Lap_Z(g/ε) in total; ε-DP (distributed)."""
-    from bandsim.kernels import codes
-
     return _laplace_batch("dist-dp", codes.DIST_DP, f"{PAPER}, Theorem 1", n, epsilon, p,
                           "distributed, SecAgg", "sum of Pólya pairs")
 
 
 def central(n, epsilon, p=0.1):
     """Theorem 5 (Algorithms 4, 5): Lap_Z(g/ε) added by the analyzer; central ε-DP."""
-    from bandsim.kernels import codes
-
     return _laplace_batch("central", codes.CENTRAL, f"{PAPER}, Theorem 5", n, epsilon, p,
                           "central", "added by the analyzer")
 
 
 def dist_dp_shuffle(n, epsilon, p=0.1, relax_q=None):
     """Theorem 3: Theorem 1 at ε' = ε/2 over an (ε̂ = ε/4, q̂)-relaxed SecAgg (q̂ = p')."""
-    from bandsim.kernels import codes
-
     qhat = p if relax_q is None else check_range("relax_q", relax_q, 0.0, 1.0, lo_open=False)
     privacy = dict(guarantee="pure DP (distributed, secure shuffling)", epsilon=epsilon,
                    epsilon_secagg=epsilon / 2, epsilon_relaxation=epsilon / 4, relax_q=qhat,
@@ -354,24 +354,22 @@ def local(n, epsilon, p=0.1):
     sqrt(2nL) when n ≥ 2L (its stated condition), and Lemma 5's tail for
     every n otherwise.
     """
-    from bandsim.kernels import codes
-
     n, epsilon, p, _ = check_protocol_params(n, epsilon, p)
     L = math.log(2 / p)
     rounding = math.sqrt(2 * n)
     g = math.ceil(epsilon * math.sqrt(n))
     q, beta = laplace_noise(epsilon, g)
     tau = LOCAL_C * g / epsilon * max(math.sqrt(2 * n * L), 2 * L)
-    return finish("local", codes.LOCAL, f"{PAPER}, Theorem 6", n, epsilon, p, 1.0, g, tau,
-                  [q, beta], LOCAL_C * rounding / epsilon + rounding / g, 2 * LOCAL_C / epsilon,
-                  "sum of n Lap_Z(g/ε) = NB(n, q) − NB(n, q)", n * dlaplace_variance(epsilon, g),
-                  dict(guarantee="pure DP (local)", epsilon=epsilon))
+    return finish(name="local", code=codes.LOCAL, theorem=f"{PAPER}, Theorem 6", n=n,
+                  epsilon=epsilon, p=p, scale=1.0, g=g, tau_real=tau, fpar=[q, beta],
+                  sigma=LOCAL_C * rounding / epsilon + rounding / g, h=2 * LOCAL_C / epsilon,
+                  noise="sum of n Lap_Z(g/ε) = NB(n, q) − NB(n, q)",
+                  variance=n * dlaplace_variance(epsilon, g),
+                  privacy=dict(guarantee="pure DP (local)", epsilon=epsilon))
 
 
 def dist_rdp(n, epsilon, p=0.1, scale=10.0):
     """Theorem 2: Skellam Sk(0, g²/(nε²)) per user, g = ⌈sε√n⌉; RDP ε̂(α)."""
-    from bandsim.kernels import codes
-
     n, epsilon, p, scale = check_protocol_params(n, epsilon, p, scale)
     L = math.log(2 / p)
     g = math.ceil(scale * epsilon * math.sqrt(n))
@@ -381,16 +379,16 @@ def dist_rdp(n, epsilon, p=0.1, scale=10.0):
                    rdp_alpha=alphas, rdp_epsilon=[skellam_rdp(a, epsilon, scale) for a in alphas],
                    formula="ε̂(α) = αε²/2 + min{(2α−1)ε²/(4s²) + 3ε/(2s³), 3ε²/(2s)}")
     extra = dict(rdp_epsilon_2=skellam_rdp(2, epsilon, scale, g=g))
-    return finish("dist-rdp", codes.DIST_RDP, f"{PAPER}, Theorem 2", n, epsilon, p, scale, g,
-                  2 * g / epsilon * math.sqrt(L) + math.sqrt(2) * L, [var / 2],
-                  2 / epsilon + math.sqrt(2 * n) / g, math.sqrt(2) / g,
-                  "Sk(0, g²/ε²) (sum of n Sk(0, g²/(nε²)))", var, privacy, extra)
+    return finish(name="dist-rdp", code=codes.DIST_RDP, theorem=f"{PAPER}, Theorem 2", n=n,
+                  epsilon=epsilon, p=p, scale=scale, g=g,
+                  tau_real=2 * g / epsilon * math.sqrt(L) + math.sqrt(2) * L, fpar=[var / 2],
+                  sigma=2 / epsilon + math.sqrt(2 * n) / g, h=math.sqrt(2) / g,
+                  noise="Sk(0, g²/ε²) (sum of n Sk(0, g²/(nε²)))", variance=var,
+                  privacy=privacy, extra=extra)
 
 
 def dist_cdp(n, epsilon, p=0.1, scale=10.0):
     """Theorem 4: discrete Gaussian N_Z(0, g²/(nε²)) per user; ρ-zCDP (Lemma 4)."""
-    from bandsim.kernels import codes
-
     n, epsilon, p, scale = check_protocol_params(n, epsilon, p, scale)
     L = math.log(2 / p)
     g = math.ceil(scale * epsilon * math.sqrt(n))
@@ -404,10 +402,12 @@ def dist_cdp(n, epsilon, p=0.1, scale=10.0):
                    epsilon_hat=eps_hat, rho=eps_hat**2 / 2, xi=xi,
                    log10_xi=float(log_xi / math.log(10)))
     extra = dict(rho=eps_hat**2 / 2, dgauss_tv_bound=tv)
-    return finish("dist-cdp", codes.DIST_CDP, f"{PAPER}, Theorem 4", n, epsilon, p, scale, g,
-                  g / epsilon * math.sqrt(2 * L), [var], math.sqrt(2) / epsilon + math.sqrt(2 * n) / g,
-                  0.0, "Σ of n N_Z(0, g²/(nε²)) ≈ N_Z(0, g²/ε²) (batched; TV ≤ dgauss_tv_bound)",
-                  var, privacy, extra)
+    return finish(name="dist-cdp", code=codes.DIST_CDP, theorem=f"{PAPER}, Theorem 4", n=n,
+                  epsilon=epsilon, p=p, scale=scale, g=g,
+                  tau_real=g / epsilon * math.sqrt(2 * L), fpar=[var],
+                  sigma=math.sqrt(2) / epsilon + math.sqrt(2 * n) / g, h=0.0,
+                  noise="Σ of n N_Z(0, g²/(nε²)) ≈ N_Z(0, g²/ε²) (batched; TV ≤ dgauss_tv_bound)",
+                  variance=var, privacy=privacy, extra=extra)
 
 
 def mechanism(name, n, epsilon, p=0.1, scale=1.0, **kwargs):
@@ -444,8 +444,6 @@ def mechanism(name, n, epsilon, p=0.1, scale=1.0, **kwargs):
     ----------
     Chowdhury & Zhou (ICLR 2023): g, τ, m of Theorems 1–6; m = n g + 2τ + 1.
     """
-    from ..registry import get_mechanism
-
     spec = get_mechanism(name)
     params = dict(epsilon=epsilon, p=p, scale=scale, **kwargs)
     return spec.batch(n, **{k: v for k, v in params.items() if k in spec.takes or k in kwargs})

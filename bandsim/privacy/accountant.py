@@ -45,6 +45,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..errors import ConfigError, check_int, check_range
+from ..guarantees import Guarantee
+from ..registry import get_algorithm, get_mechanism
 from . import audit as A
 from . import pmf as P
 
@@ -138,8 +140,6 @@ class _Batch:
 
     def __init__(self, algorithm, epsilon, batch_size, delta=None, scale=None, p=None,
                  horizon=10**7):
-        from ..registry import get_algorithm, get_mechanism
-
         algo = get_algorithm(algorithm)
         if algo.name not in A.auditable():
             raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(A.auditable())}")
@@ -154,11 +154,11 @@ class _Batch:
         self.kind = spec.kind
         self.batch = spec.derive(self.n, self.prm)
         self.mech = self.batch.extra.get("mech", self.batch)
-        self.b = self.batch.fpar[0] if self.kind == "laplace" else None
+        self.b = self.batch.fpar[0] if self.kind is Guarantee.LAPLACE else None
         self.relax_q = self.batch.extra.get("relax_q")
 
     def audit(self):
-        return self.spec.audit(self.batch, self.algorithm)
+        return A.audit_of(self.spec)[0](self.batch, self.algorithm)
 
     def _views(self):
         """The two neighbouring output pmfs of one batch and the mass they omit."""
@@ -178,12 +178,12 @@ class _Batch:
         B = returning
         eps = self.prm["epsilon"]
         out = []
-        if self.kind in ("laplace", "pure"):
+        if self.kind.composition == "pld":
             shuffle = self.relax_q is not None
             e_batch = eps
             out.append(Composition("basic composition (B ε)", B * e_batch, 0.0))
             acc = dp_accounting.pld.PLDAccountant(value_discretization_interval=PLD_INTERVAL)
-            if self.kind == "laplace":
+            if self.kind is Guarantee.LAPLACE:
                 acc.compose(dp_event.LaplaceDpEvent(self.b), B)
                 extra = 0.0
             else:
@@ -198,7 +198,7 @@ class _Batch:
             if delta > 0:
                 e_adv, _ = advanced_composition(e_batch, 0.0, B, delta)
                 out.append(Composition("advanced composition (Theorem 7)", e_adv, delta))
-            if exact and self.kind == "pure":
+            if exact and self.kind is Guarantee.PURE:
                 view = P.fold(self.spec.noise_law(self.mech), self.mech.m)
                 if shuffle:
                     view = A._relaxed(view, self.relax_q)
@@ -206,7 +206,7 @@ class _Batch:
                 out.append(Composition("PLD of the audited view (d = g)", e_ex, delta, "exact",
                                        note))
             return out
-        if self.kind == "rdp":
+        if self.kind.composition == "rdp":
             curve = [self.spec.claim(self.mech, a)[0] for a in ORDERS]
             out.append(Composition(f"claimed RDP ε̂(α) ({self.spec.source}) × B → (ε, δ)",
                                    _rdp_epsilon(curve, B, delta), delta))
@@ -216,7 +216,7 @@ class _Batch:
                 out.append(Composition("audited RDP curve × B → (ε, δ)",
                                        _rdp_epsilon(audited, B, delta), delta, "exact"))
             return out
-        if self.kind == "zcdp":
+        if self.kind.composition == "zcdp":
             acc = dp_accounting.rdp.RdpAccountant(orders=list(ORDERS))
             acc.compose(dp_event.ZCDpEvent(self.mech.privacy["rho"]), B)
             out.append(Composition("RdpAccountant, ZCDpEvent(ρ) × B",
@@ -316,7 +316,7 @@ def _bisect(total, target, lo=1e-4, hi=None, rtol=1e-5):
 
 
 def _noise(batch):
-    if batch.kind == "laplace":
+    if batch.kind is Guarantee.LAPLACE:
         return dict(noise=f"Lap({batch.b:.6g})", noise_variance=2 * batch.b**2)
     if hasattr(batch.mech, "noise_law"):  # the shuffle binary summation
         trials, prob = batch.mech.noise_law(batch.n)
@@ -344,7 +344,7 @@ def calibrate(algorithm, returning, target_epsilon, target_delta, batch_size, *,
     B = check_int("returning", returning, 1)
     target_epsilon = check_range("target_epsilon", target_epsilon, 0.0, None)
     target_delta = check_range("target_delta", target_delta, 0.0, 1.0, lo_open=False)
-    shuffle = _Batch(algorithm, 1.0, 1, 0.5, horizon=horizon).kind == "approx"
+    shuffle = _Batch(algorithm, 1.0, 1, 0.5, horizon=horizon).kind.composition == "approx"
     d_batch = target_delta / (2 * B) if shuffle else None
     if shuffle and target_delta == 0:
         raise ConfigError("target_delta", target_delta, f"{algorithm} needs δ > 0")

@@ -63,10 +63,13 @@ Sajed (2019), Algorithm 9, Theorem 5.1.1; Tenenbaum et al. (2021), Appendix A, T
 """
 import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ConfigError
+from .. import registry
+from ..errors import ConfigError, check_int
+from ..registry import get_algorithm, get_mechanism
 from . import pmf as P
 from .report import AuditReport, Row
 
@@ -154,7 +157,7 @@ def _user_path_row(spec, mech, g, m, folded, relax_q, claimed):
         view = _relaxed(view, relax_q)
     exact, _, _ = _pure_epsilon(view, g)
     return Row("ε of the per-user path (its own noise parameter)", claimed, exact,
-               _ratio_error(view, law), short="ε per-user")
+               error=_ratio_error(view, law), short="ε per-user")
 
 
 def _window_view(law, g, renyi):
@@ -192,14 +195,12 @@ def audit_points(mech, fold_max=FOLD_MAX):
     g, _, m = (int(v) for v in mech.ipar)
     if m <= fold_max:
         return 2 * m
-    if _spec(mech).kind in ("rdp", "zcdp", "approx"):
+    if _spec(mech).kind.windowed:
         return 2 * int(64 * g + 40 * math.sqrt(mech.noise_variance)) + 129
     return 8 * g + 129
 
 
 def _spec(mech):
-    from ..registry import get_mechanism
-
     return get_mechanism(mech.name)
 
 
@@ -233,86 +234,134 @@ def audit_mechanism(mech, algorithm=None, fold_max=FOLD_MAX):
         params["scale"] = mech.scale
     name = algorithm or mech.name
     notes = []
-    kind = spec.kind
     relax_q = mech.fpar[2] if "relax_q" in mech.extra else None  # what the kernel reads
     folded = m <= fold_max
     if folded:
         view = P.fold(law, m)
     else:
-        view = _window_view(law, g, kind in ("rdp", "zcdp", "approx"))
+        view = _window_view(law, g, spec.kind.windowed)
         notes.append(f"m = {m:,} is too large to fold: audited H = Σx̂ + Ση on ℤ (the "
                      f"theorems' object) on the window |k| ≤ {view.hi:,} (mass outside ≤ "
                      f"{view.dropped:.1g}); the view ŷ = H mod m is a function of H, so it is "
                      "at least as private")
-    if kind == "pure":
-        if relax_q is not None and folded:
-            view = _relaxed(view, relax_q)
-        exact, d, scanned = _pure_epsilon(view, g)
-        err = _ratio_error(view, law)
-        v = (f"view: {spec.view} = (x̂ + noise) mod m = {m:,}, noise {mech.noise}; "
-             f"neighbours: x̂ moved by d ∈ 1…{g} "
-             f"({scanned} shift(s) scanned, worst d = {d})")
-        if relax_q is not None:
-            priv = mech.privacy
-            eps_sa, eps_rel = priv["epsilon_secagg"], priv["epsilon_relaxation"]
-            rows = [Row("ε' of the modular sum (max log-ratio)", eps_sa, exact, err,
-                        short="ε'"),
-                    Row("ε = 2ε̂ + ε' (ε̂ from the relaxation, not simulated)",
-                        priv["epsilon"], 2 * eps_rel + exact, err, short="ε = 2ε̂ + ε'")]
-            v += f"; S is q̂-relaxed: uniform on ℤ_m w.p. q̂ = {relax_q:.3g}"
-            notes.append("the relaxed SecAgg's ε̂-security (Cheu–Yan shuffle) is taken from "
-                         "Chowdhury & Zhou's Theorem 3, not audited: the simulator does not "
-                         "model the shuffled bit vectors")
-            guarantee = f"ε-DP via shuffling ({mech.theorem})"
-            headline = 1
-        else:
-            rows = [Row("ε (max log-ratio)", mech.privacy["epsilon"], exact, err, short="ε")]
-            guarantee = f"{spec.trust} ({mech.theorem})"
-            headline = 0
-        if spec.user_law is not None:
-            rows.append(_user_path_row(spec, mech, g, m, folded, relax_q, rows[0].claimed))
-            v += ("; the batched path's law is read from fpar[0], the per-user path's from "
-                  "its own parameter (both audited)")
-        return AuditReport(name, guarantee, v, params, rows, headline, notes,
-                           time.perf_counter() - t0)
-    if kind == "approx":
-        return _audit_approx(mech, spec, view, name, params, notes, t0)
-    d = g
-    div = _renyi_both(view, d)
-    err = _renyi_error(view, law)
-    if kind == "rdp":
-        rows = []
-        for a, x in zip(ALPHAS, div):
-            claim, also = spec.claim(mech, a)
-            rows.append(Row(f"ε(α), α = {a}", claim, float(x), err, also=also,
-                            shown=a in ALPHAS_SHOWN, short=f"ε(α={a})"))
-        guarantee = f"(α, ε̂(α))-RDP for α = 2, 3, … ({mech.theorem})"
-        v = (f"view: ŷ = (x̂ + N) mod m = {m:,}, N ~ {mech.noise}; neighbours: x̂ moved by "
-             f"d = g = {g}; claimed ε̂(α): {mech.privacy.get('formula', spec.source)}")
-        return AuditReport(name, guarantee, v, params, rows, 0, notes, time.perf_counter() - t0)
-    if kind != "zcdp":
-        raise ConfigError("mechanism", mech.name, f"privacy kind {kind!r} has no SecAgg audit")
+    strategy = _SECAGG_AUDITS.get(spec.kind.audit)
+    if strategy is None:
+        raise ConfigError("mechanism", mech.name,
+                          f"guarantee {spec.kind} has no audit of the SecAgg protocol")
+    return strategy(_View(mech=mech, spec=spec, law=law, view=view, g=g, m=m, n=n,
+                          params=params, name=name, notes=notes, t0=t0, folded=folded,
+                          relax_q=relax_q))
+
+
+@dataclass(frozen=True, kw_only=True)
+class _View:
+    """What every SecAgg audit strategy reads: the batch, its declaration and its view."""
+
+    mech: object
+    spec: object
+    law: object
+    view: object
+    g: int
+    m: int
+    n: int
+    params: dict
+    name: str
+    notes: list
+    t0: float
+    folded: bool
+    relax_q: float = None
+
+
+def _secagg_pure(c):
+    """ε-DP: the largest log-ratio of the view under shifts d = 1…g (both paths)."""
+    mech, spec, view, g, m, relax_q = c.mech, c.spec, c.view, c.g, c.m, c.relax_q
+    if relax_q is not None and c.folded:
+        view = _relaxed(view, relax_q)
+    exact, d, scanned = _pure_epsilon(view, g)
+    err = _ratio_error(view, c.law)
+    v = (f"view: {spec.view} = (x̂ + noise) mod m = {m:,}, noise {mech.noise}; "
+         f"neighbours: x̂ moved by d ∈ 1…{g} "
+         f"({scanned} shift(s) scanned, worst d = {d})")
+    if relax_q is not None:
+        priv = mech.privacy
+        eps_sa, eps_rel = priv["epsilon_secagg"], priv["epsilon_relaxation"]
+        rows = [Row("ε' of the modular sum (max log-ratio)", eps_sa, exact, error=err,
+                    short="ε'"),
+                Row("ε = 2ε̂ + ε' (ε̂ from the relaxation, not simulated)",
+                    priv["epsilon"], 2 * eps_rel + exact, error=err, short="ε = 2ε̂ + ε'")]
+        v += f"; S is q̂-relaxed: uniform on ℤ_m w.p. q̂ = {relax_q:.3g}"
+        c.notes.append("the relaxed SecAgg's ε̂-security (Cheu–Yan shuffle) is taken from "
+                       "Chowdhury & Zhou's Theorem 3, not audited: the simulator does not "
+                       "model the shuffled bit vectors")
+        guarantee = f"ε-DP via shuffling ({mech.theorem})"
+        headline = 1
+    else:
+        rows = [Row("ε (max log-ratio)", mech.privacy["epsilon"], exact, error=err, short="ε")]
+        guarantee = f"{spec.trust} ({mech.theorem})"
+        headline = 0
+    if spec.user_law is not None:
+        rows.append(_user_path_row(spec, mech, g, m, c.folded, relax_q, rows[0].claimed))
+        v += ("; the batched path's law is read from fpar[0], the per-user path's from "
+              "its own parameter (both audited)")
+    return AuditReport(algorithm=c.name, guarantee=guarantee, view=v, params=c.params,
+                       rows=rows, headline=headline, notes=c.notes,
+                       seconds=time.perf_counter() - c.t0)
+
+
+def _secagg_approx(c):
+    """(ε, δ)-DP: the hockey-stick divergence δ(ε) of the view."""
+    return _audit_approx(c.mech, c.spec, c.view, c.name, c.params, c.notes, c.t0)
+
+
+def _secagg_rdp(c):
+    """RDP: D_α of the view shifted by d = g, against the claimed curve ε̂(α)."""
+    mech, spec, g, m = c.mech, c.spec, c.g, c.m
+    div = _renyi_both(c.view, g)
+    err = _renyi_error(c.view, c.law)
+    rows = []
+    for a, x in zip(ALPHAS, div):
+        claim, also = spec.claim(mech, a)
+        rows.append(Row(f"ε(α), α = {a}", claim, float(x), error=err, also=also,
+                        shown=a in ALPHAS_SHOWN, short=f"ε(α={a})"))
+    guarantee = f"(α, ε̂(α))-RDP for α = 2, 3, … ({mech.theorem})"
+    v = (f"view: ŷ = (x̂ + N) mod m = {m:,}, N ~ {mech.noise}; neighbours: x̂ moved by "
+         f"d = g = {g}; claimed ε̂(α): {mech.privacy.get('formula', spec.source)}")
+    return AuditReport(algorithm=c.name, guarantee=guarantee, view=v, params=c.params,
+                       rows=rows, notes=c.notes, seconds=time.perf_counter() - c.t0)
+
+
+def _secagg_zcdp(c):
+    """ρ-zCDP: max_α D_α/α of the view shifted by d = g, against the claimed ρ."""
+    mech, law, g, m, n, notes = c.mech, c.law, c.g, c.m, c.n, c.notes
+    div = _renyi_both(c.view, g)
+    err = _renyi_error(c.view, law)
     rho = mech.privacy["rho"]
     ratios = div / np.array(ALPHAS, dtype=float)
-    lb = not view.exact
-    rows = [Row("ρ = max_α D_α/α (zCDP)", rho, float(ratios.max()), err,
+    lb = not c.view.exact
+    rows = [Row("ρ = max_α D_α/α (zCDP)", rho, float(ratios.max()), error=err,
                 also=f"argmax α = {ALPHAS[int(ratios.argmax())]}; "
                      f"ε̂ = {mech.privacy['epsilon_hat']:.6g}", lower_bound=lb, short="ρ")]
     for a, x in zip(ALPHAS, div):
-        rows.append(Row(f"D_α, α = {a}", rho * a, float(x), err, shown=a in ALPHAS_SHOWN,
+        rows.append(Row(f"D_α, α = {a}", rho * a, float(x), error=err, shown=a in ALPHAS_SHOWN,
                         lower_bound=lb))
     if lb:
         notes.append(f"per-user σ² = {law.sigma2:.3g} is too small for the Poisson-summation "
                      f"form: the sum's pmf is known on |k| ≤ {law.support_limit:,} only, and "
                      "the divergences are lower bounds")
-    params["sigma2_per_user"] = mech.fpar[0] / n
+    c.params["sigma2_per_user"] = mech.fpar[0] / n
     guarantee = f"ρ-zCDP, ρ = ε̂²/2 ({mech.theorem}, Lemma 4 per batch)"
     v = (f"view: ŷ = (x̂ + N) mod m = {m:,}, N = sum of n = {n:,} N_ℤ(0, {mech.fpar[0] / n:.6g}) "
          f"(exact law, {law.method}; modulation {law.modulation:.2g}); neighbours: x̂ moved "
          f"by d = g = {g}; the check covers α = 2…64")
     notes.append("ρ-zCDP asks D_α ≤ ρα for every α > 1; orders in (1, 2) and above 64 are not "
                  "audited")
-    return AuditReport(name, guarantee, v, params, rows, 0, notes, time.perf_counter() - t0)
+    return AuditReport(algorithm=c.name, guarantee=guarantee, view=v, params=c.params,
+                       rows=rows, notes=notes, seconds=time.perf_counter() - c.t0)
+
+
+#: The audit of the SecAgg protocol's view for each guarantee's statistic (``Guarantee.audit``).
+_SECAGG_AUDITS = {"max-log-ratio": _secagg_pure, "hockey-stick": _secagg_approx,
+                  "renyi": _secagg_rdp, "renyi/alpha": _secagg_zcdp}
 
 
 def _audit_approx(mech, spec, view, name, params, notes, t0):
@@ -329,16 +378,17 @@ def _audit_approx(mech, spec, view, name, params, notes, t0):
     # δ = Σ P(1 − e^{ε − r}): entries off by ≤ e move it by ≤ 3e (Σ P ≤ 1), plus the
     # dropped mass and the rounding of a sum of N terms
     err = view.dropped + 3 * _entry_error(view) + len(view.logp) * EPS
-    rows = [Row(f"δ(ε = {eps:g})", delta, exact, err, short="δ(ε)")]
+    rows = [Row(f"δ(ε = {eps:g})", delta, exact, error=err, short="δ(ε)")]
     for f in (0.5, 2.0):
         rows.append(Row(f"δ(ε = {f * eps:g})", None,
                         max(P.hockey_stick(view.shift(worst), view, f * eps),
-                            P.hockey_stick(view, view.shift(worst), f * eps)), err))
+                            P.hockey_stick(view, view.shift(worst), f * eps)), error=err))
     v = (f"view: {spec.view} = (x̂ + noise) mod m = {m:,}, noise {mech.noise}; neighbours: "
          f"x̂ moved by d ∈ 1…{g} ({len(shifts)} shift(s) scanned, worst d = {worst}); "
          "δ(ε) = hockey-stick divergence, the larger of both directions")
-    return AuditReport(name, f"(ε, δ)-DP, {spec.trust} ({mech.theorem})", v, params, rows, 0,
-                       notes, time.perf_counter() - t0)
+    return AuditReport(algorithm=name, guarantee=f"(ε, δ)-DP, {spec.trust} ({mech.theorem})",
+                       view=v, params=params, rows=rows, notes=notes,
+                       seconds=time.perf_counter() - t0)
 
 
 def audit_laplace(scale, epsilon, n, sensitivity=1.0, algorithm="dp-se"):
@@ -361,13 +411,13 @@ def audit_laplace(scale, epsilon, n, sensitivity=1.0, algorithm="dp-se"):
     ratio = (np.abs(z - sensitivity) - np.abs(z)) / scale
     exact = float(max(ratio.max(), (-ratio).max()))
     err = 4 * EPS * (float(np.abs(z).max()) + sensitivity) / scale  # |z − Δ| − |z|, / b
-    rows = [Row("ε (max log-density ratio)", float(epsilon), exact, err, short="ε")]
+    rows = [Row("ε (max log-density ratio)", float(epsilon), exact, error=err, short="ε")]
     view = (f"view: Σ r + Lap(b), b = {scale:.6g}, rewards in [0, 1] (sensitivity 1); "
             f"the ratio is constant (= ε) on a half-line, so the grid maximum is exact")
-    return AuditReport(algorithm, "ε-DP, central (Sajed & Sheffet 2019, Algorithm 9, "
-                       "Theorem 5.1.1)", view,
-                       dict(n=int(n), epsilon=float(epsilon), noise=f"Lap({scale:.6g})"), rows,
-                       0, [], time.perf_counter() - t0)
+    return AuditReport(algorithm=algorithm, guarantee="ε-DP, central (Sajed & Sheffet 2019, "
+                       "Algorithm 9, Theorem 5.1.1)", view=view,
+                       params=dict(n=int(n), epsilon=float(epsilon), noise=f"Lap({scale:.6g})"),
+                       rows=rows, notes=[], seconds=time.perf_counter() - t0)
 
 
 def audit_shuffle(mech, n, algorithm="sdp-ae"):
@@ -395,21 +445,22 @@ def audit_shuffle(mech, n, algorithm="sdp-ae"):
     e_exact = mech.exact_epsilon(n) if mech.exact_delta(n, 700.0) <= delta else math.inf
     # δ = Σ max(0, p − e^ε q) over S terms of pmfs with a few ulps of error each
     tail = tail + 4 * EPS * (1 + math.exp(min(eps, 700.0))) + len(support) * EPS
-    rows = [Row(f"δ(ε = {eps:g})", delta, d_exact, tail, short="δ(ε)"),
-            Row(f"ε at δ = {delta:.3g}", eps, e_exact, 1e-9, short="ε at δ")]
+    rows = [Row(f"δ(ε = {eps:g})", delta, d_exact, error=tail, short="δ(ε)"),
+            Row(f"ε at δ = {delta:.3g}", eps, e_exact, error=1e-9, short="ε at δ")]
     for f in (0.25, 0.5, 2.0, 4.0):
         e = f * eps
-        rows.append(Row(f"δ(ε = {e:.4g})", None, mech.exact_delta(n, e), tail))
+        rows.append(Row(f"δ(ε = {e:.4g})", None, mech.exact_delta(n, e), error=tail))
     view = (f"view: the shuffler's count of ones, k + B vs k + 1 + B, B ~ Binomial({trials:,}, "
             f"{prob:.6g}) ({mech.regime(n)} regime, τ = {mech.tau:.6g}); δ(ε) = hockey-stick "
             "divergence, the larger of both directions")
     notes = []
     if eps >= 1:
         notes.append("Theorem A.1 of Tenenbaum et al. (2021) is stated for ε < 1")
-    return AuditReport(algorithm, "(ε, δ)-DP, shuffle (Tenenbaum et al. 2021, Theorem A.1)", view,
-                       dict(n=int(n), epsilon=eps, delta=delta, tau=mech.tau,
+    return AuditReport(algorithm=algorithm,
+                       guarantee="(ε, δ)-DP, shuffle (Tenenbaum et al. 2021, Theorem A.1)", view=view,
+                       params=dict(n=int(n), epsilon=eps, delta=delta, tau=mech.tau,
                             noise=f"Binomial({trials:,}, {prob:.6g})"),
-                       rows, 0, notes, time.perf_counter() - t0)
+                       rows=rows, headline=0, notes=notes, seconds=time.perf_counter() - t0)
 
 
 def audit(algorithm, epsilon, batch_size, delta=None, scale=None, p=None, horizon=10**7):
@@ -440,9 +491,6 @@ def audit(algorithm, epsilon, batch_size, delta=None, scale=None, p=None, horizo
     ConfigError
         Unknown or non-auditable algorithm, missing or out-of-range parameters.
     """
-    from ..errors import check_int
-    from ..registry import get_algorithm, get_mechanism
-
     algo = get_algorithm(algorithm)
     if algo.name not in auditable():
         raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(auditable())}")
@@ -450,15 +498,58 @@ def audit(algorithm, epsilon, batch_size, delta=None, scale=None, p=None, horizo
     given = {"epsilon": epsilon, "delta": delta, "scale": scale, "p": p}
     prm = algo.resolve({k: v for k, v in given.items() if algo.param(k)}, horizon)
     spec = get_mechanism(algo.mechanism)
-    return spec.audit(spec.derive(n, prm), algo.name)
+    return audit_of(spec)[0](spec.derive(n, prm), algo.name)
+
+
+def secagg_audit(b, algorithm, fold_max=None):
+    """The exact audit of one batch of any SecAgg-family mechanism (plug-ins too)."""
+    return audit_mechanism(b, algorithm, fold_max or FOLD_MAX)
+
+
+def secagg_audit_points(b, fold_max=None):
+    """Points :func:`secagg_audit` evaluates (its cost)."""
+    return audit_points(b, fold_max or FOLD_MAX)
+
+
+def _laplace_sum_audit(b, algorithm, fold_max=None):
+    """Lap(b.fpar[0]) on a sum of sensitivity 1: what bandsim's sum kernel draws."""
+    return audit_laplace(b.fpar[0], b.privacy["epsilon"], b.n, algorithm=algorithm)
+
+
+def _shuffle_audit(b, algorithm, fold_max=None):
+    """The exact audit of the shuffle's count, with τ = fpar[0] (what the kernels read)."""
+    import copy
+
+    mech = b.extra["mech"]
+    if mech.tau != b.fpar[0]:
+        mech = copy.copy(mech)
+        mech.tau = float(b.fpar[0])
+    return audit_shuffle(mech, b.n, algorithm)
+
+
+#: The exact audit each family supplies (``Mechanism.default_audit``): (audit, its cost).
+FAMILY_AUDITS = {
+    "secagg": (secagg_audit, secagg_audit_points),
+    "laplace-sum": (_laplace_sum_audit, lambda b, fold_max=None: 20001),
+    "shuffle": (_shuffle_audit, lambda b, fold_max=None: 4 * b.n),
+}
+
+
+def audit_of(spec):
+    """(audit, audit_points) of a mechanism declaration: its own, else its family's.
+
+    Returns ``(None, None)`` for a mechanism without an exact audit.
+    """
+    if spec.audit is not None:
+        return spec.audit, spec.audit_points
+    return FAMILY_AUDITS.get(spec.default_audit(), (None, None))
 
 
 def auditable():
     """Registered algorithms whose mechanism has an exact audit (names)."""
-    from ..registry import auditable as names
-
-    return names()
+    return registry.auditable()
 
 
-__all__ = ["ALPHAS", "AuditReport", "Row", "audit", "audit_laplace", "audit_mechanism",
-           "audit_shuffle", "auditable"]
+__all__ = ["ALPHAS", "AuditReport", "FAMILY_AUDITS", "Row", "audit", "audit_laplace",
+           "audit_mechanism", "audit_of", "audit_shuffle", "auditable", "secagg_audit",
+           "secagg_audit_points"]

@@ -20,6 +20,10 @@ import dataclasses
 import math
 
 from ..errors import ConfigError
+from ..guarantees import Guarantee
+from ..kernels import secagg as ksecagg
+from ..kernels._jit import rebind
+from ..registry import get_mechanism, register
 
 
 def under_noised(b, f):
@@ -39,14 +43,12 @@ def under_noised(b, f):
     ConfigError
         For a mechanism whose noise parameters are unknown here.
     """
-    from ..registry import get_mechanism
-
     if not 0 <= f < 1:
         raise ConfigError("f", f, "must lie in [0, 1)")
     spec = get_mechanism(b.name)
     k = 1.0 - f
     fpar = tuple(b.fpar)
-    if spec.kind == "laplace":  # Lap(b) on the sum: fpar = (b,)
+    if spec.kind is Guarantee.LAPLACE:  # Lap(b) on the sum: fpar = (b,)
         return dataclasses.replace(b, fpar=(fpar[0] * k,) + fpar[1:])
     if spec.family == "shuffle":  # Var ∝ τ: fpar = (τ,), and the mechanism object
         import copy
@@ -54,13 +56,13 @@ def under_noised(b, f):
         mech = copy.copy(b.extra["mech"])
         mech.tau *= k * k
         return dataclasses.replace(b, fpar=(mech.tau,) + fpar[1:], extra=dict(b.extra, mech=mech))
-    if spec.noise_law is not None and len(fpar) >= 2 and spec.kind == "pure":
+    if spec.noise_law is not None and len(fpar) >= 2 and spec.kind is Guarantee.PURE:
         # discrete Laplace family: fpar = (q, β, …), scale g/ε = −1/log β
         log_beta = math.log1p(-fpar[0]) / k
         return dataclasses.replace(b, fpar=(-math.expm1(log_beta), math.exp(log_beta))
                                    + fpar[2:])
     idx = b.extra.get("noise_scale_fpar") if hasattr(b, "extra") else None
-    if spec.kind in ("rdp", "zcdp") and idx is None:
+    if spec.kind in (Guarantee.RDP, Guarantee.ZCDP) and idx is None:
         idx = 0  # Skellam μ (variance 2μ), discrete Gaussian σ²: a variance
     if idx is None:
         raise ConfigError("mechanism", b.name, "has no known noise scale to reduce")
@@ -97,10 +99,6 @@ def inverted_polya_mechanism(name="dist-dp"):
     to a Pólya sampler drawing Poisson(Gamma(r, (1 − β)/β)). Derive its
     batches with :meth:`bandsim.Mechanism.derive` as usual.
     """
-    from ..kernels import secagg as ksecagg
-    from ..kernels._jit import rebind
-    from ..registry import get_mechanism, register
-
     bug = f"{name}-inverted-polya"
     if bug not in _INVERTED:
         spec = get_mechanism(name)

@@ -1,6 +1,8 @@
 """What an audit reports: claimed versus exact privacy, row by row, and a verdict."""
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import KW_ONLY, asdict, dataclass, field
+
+from ..compat import keyword_dataclass
 
 #: Unit roundoff of float64.
 EPS = 2.0**-53
@@ -37,6 +39,7 @@ class Row:
     quantity: str
     claimed: float
     exact: float
+    _: KW_ONLY
     error: float = 0.0
     also: str = ""
     shown: bool = True
@@ -69,7 +72,8 @@ class Row:
         return self.status in ("ok", "")
 
 
-@dataclass
+@keyword_dataclass
+@dataclass(kw_only=True)
 class AuditReport:
     """Claimed versus exact privacy of one batch of one algorithm.
 

@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from ..registry import get_mechanism
 from . import audit as A
 from .pmf import PmfTooLarge
 
@@ -49,7 +50,7 @@ def _largest_batch(plan):
 
 def _claimed(algo, spec, params, plan):
     """The claimed guarantee: the plan's own statement, else the mechanism's batch claim."""
-    if spec is None or spec.kind == "none":
+    if spec is None or not spec.kind.private:
         return dict(guarantee="none")
     claim = dict(plan.privacy) if getattr(plan, "privacy", None) else {}
     if not claim:
@@ -59,7 +60,7 @@ def _claimed(algo, spec, params, plan):
             claim["exact_delta_max"] = mech_notes["exact_delta_max"]
     claim.setdefault("per_user", "each user contributes to one batch (parallel composition); "
                      "for users returning in B batches see `bandsim audit --returning B`")
-    if spec.audit is None:
+    if not spec.auditable:
         claim["audit"] = dict(skipped="no exact audit for this mechanism (bandsim audit "
                                       f"covers {', '.join(A.auditable())})")
     return claim
@@ -97,11 +98,9 @@ def result_privacy(algo, params, plan, horizon, audit=True):
         (module docstring), or just ``{"guarantee": "none"}`` for
         non-private algorithms.
     """
-    from ..registry import get_mechanism
-
     spec = get_mechanism(algo.mechanism) if algo.mechanism else None
     claim = _claimed(algo, spec, params, plan)
-    if spec is None or spec.audit is None:
+    if spec is None or not spec.auditable:
         return claim
     try:
         n, s, k = _largest_batch(plan)
@@ -113,10 +112,11 @@ def result_privacy(algo, params, plan, horizon, audit=True):
         info["matches_plan"] = _matches_plan(batch, plan, s, k)
     elif getattr(plan, "noise_scale", None) is not None and batch.fpar:
         info["matches_plan"] = bool(math.isclose(plan.noise_scale, batch.fpar[0]))
-    limit = CHEAP_POINTS[1] if spec.kind in ("rdp", "zcdp") else CHEAP_POINTS[0]
+    limit = CHEAP_POINTS[1] if spec.kind.expensive else CHEAP_POINTS[0]
     fold_max = min(A.FOLD_MAX, limit // 2)  # else H's window, if that is cheaper
     try:
-        points = spec.audit_points(batch, fold_max) if spec.audit_points else 0
+        audit_points = A.audit_of(spec)[1]
+        points = audit_points(batch, fold_max) if audit_points else 0
     except (OverflowError, ValueError):
         points = math.inf
     if not audit or points > limit:
@@ -145,7 +145,7 @@ def _cached_audit(spec, batch, algorithm, fold_max):
     """One exact audit per distinct batch (a sweep audits each batch once)."""
     key = (spec.name, algorithm, repr(batch), fold_max)
     if key not in _AUDITS:
-        _AUDITS[key] = spec.audit(batch, algorithm, fold_max)
+        _AUDITS[key] = A.audit_of(spec)[0](batch, algorithm, fold_max)
     return _AUDITS[key]
 
 

@@ -8,7 +8,10 @@ for bit on any backend and any worker.
 """
 import time
 
+from ..errors import ConfigError
+from ..plancache import caching
 from ..runner import prepare
+from .store import save_result
 
 BACKENDS = ("local", "dask")
 
@@ -25,7 +28,6 @@ def _run_one(job, path=None):
     seconds = time.perf_counter() - t0
     if path is None:
         return res, seconds
-    from .store import save_result
 
     return save_result(res, path, seconds), seconds
 
@@ -83,8 +85,6 @@ def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None
     ImportError
         If ``backend="dask"`` and dask.distributed is not installed.
     """
-    from ..errors import ConfigError
-    from ..plancache import caching
 
     if backend not in BACKENDS:
         raise ConfigError("backend", backend, f"must be one of {', '.join(BACKENDS)}")
@@ -108,8 +108,6 @@ def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None
 
 
 def _run_local(prepared, paths, labels, bar):
-    from .store import save_result
-
     for i in range(len(prepared)):
         prep, prepared[i] = prepared[i], None  # keep no plan longer than needed
         task = bar.add_task(labels[i], total=prep.config["runs"])
@@ -144,8 +142,6 @@ def _submit_all(prepared, paths, scheduler, bar, on_workers):
     from contextlib import nullcontext
 
     from dask.distributed import Client, LocalCluster, as_completed
-
-    from .store import save_result
 
     cluster = (nullcontext(None) if scheduler else
                LocalCluster(processes=False, n_workers=1, threads_per_worker=2,

@@ -57,18 +57,25 @@ def _avg_ranks(values):
     return ranks
 
 
+def failed_audit(r):
+    """The row's exact or sampled audit FAILed: it is never ranked with passing rows."""
+    return r.get("verdict") == "FAIL" or r.get("sampled_verdict") == "FAIL"
+
+
 def rank_rows(rows):
     """Add ``cell``, ``rank``, ``cell_size`` and the privacy-cost columns to every row (in place).
 
     Rows with ``role == "counterpart"`` (references run only for the privacy
-    cost) are not ranked (rank NaN).
+    cost) and rows whose exact or sampled audit FAILed (``failed_audit``) are
+    not ranked (rank NaN).
     """
     nan = float("nan")
     cells = {}
     for r in rows:
         r["cell"] = cell_of(r)
         r["rank"], r["cell_size"] = nan, 0
-        if r["role"] == "entry":
+        r["failed_audit"] = failed_audit(r)
+        if r["role"] == "entry" and not r["failed_audit"]:
             cells.setdefault((r["trust"], r["cell"]), []).append(r)
     for group in cells.values():
         for r, k in zip(group, _avg_ranks([g["regret_mean"] for g in group])):
@@ -92,7 +99,12 @@ def _z(x):
 
 
 def board_rows(rows):
-    """One row per trust model × algorithm (ranked entries only), best mean rank first."""
+    """One row per trust model × algorithm (entries), best mean rank first.
+
+    An algorithm with a FAILed audit in any of its cells is not ranked: its
+    board row has ``failed`` set, no mean rank or position, and comes last
+    (:func:`failed_section` lists it apart).
+    """
     import statistics
 
     by = {}
@@ -106,11 +118,12 @@ def board_rows(rows):
         for r in rs:
             verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
         audited = [r["audit_ratio"] for r in rs if r["audit_ratio"] == r["audit_ratio"]]
+        failed = any(failed_audit(r) for r in rs)
         out.append(dict(
             trust=trust, algorithm=name, provisional=rs[0]["provisional"],
-            provisional_note=rs[0]["provisional_note"], cells=len(rs),
-            mean_rank=statistics.fmean(r["rank"] for r in rs),
-            wins=sum(r["rank"] == 1 for r in rs),
+            provisional_note=rs[0]["provisional_note"], cells=len(rs), failed=failed,
+            mean_rank=float("nan") if failed else statistics.fmean(r["rank"] for r in rs),
+            wins=0 if failed else sum(r["rank"] == 1 for r in rs),
             counterpart=rs[0]["counterpart"], counterpart_note=rs[0]["counterpart_note"],
             median_cost_ratio=statistics.median(ratios) if ratios else float("nan"),
             passes=verdicts.get("PASS", 0), fails=verdicts.get("FAIL", 0),
@@ -120,9 +133,11 @@ def board_rows(rows):
             runs_min=min(r["runs"] for r in rs), runs_max=max(r["runs"] for r in rs),
             seconds=sum(r["seconds"] for r in rs)))
     order = trust_order(out)
-    out.sort(key=lambda b: (order.index(b["trust"]), b["mean_rank"], b["algorithm"]))
+    out.sort(key=lambda b: (b["failed"], order.index(b["trust"]),
+                            b["mean_rank"] if not b["failed"] else 0.0, b["algorithm"]))
     for i, b in enumerate(out):
-        b["position"] = 1 + sum(o["trust"] == b["trust"] for o in out[:i])
+        b["position"] = (0 if b["failed"] else
+                         1 + sum(o["trust"] == b["trust"] and not o["failed"] for o in out[:i]))
     return out
 
 
@@ -213,7 +228,7 @@ def board_section(trust, board):
                 ["#", "algorithm", "mean rank", "cells", "wins", "regret ÷ counterpart",
                  "per-batch privacy verdicts", "runs", "wall time"])
     for b in board:
-        if b["trust"] != trust:
+        if b["trust"] != trust or b.get("failed"):
             continue
         ratio = ("—" if b["median_cost_ratio"] != b["median_cost_ratio"]
                  else f"×{ratio_text(b['median_cost_ratio'])} vs {b['counterpart']}")
@@ -227,6 +242,19 @@ def board_section(trust, board):
     return s
 
 
+def failed_section(board):
+    """The algorithms whose exact or sampled audit FAILed somewhere: never ranked."""
+    s = Section("failed audit (not ranked)", ["trust", "algorithm", "cells",
+                                              "per-batch privacy verdicts", "runs"])
+    for b in board:
+        if b.get("failed"):
+            runs = (f"{b['runs_min']:,}" if b["runs_min"] == b["runs_max"]
+                    else f"{b['runs_min']:,}–{b['runs_max']:,}")
+            s.rows.append([b["trust"], name_text(b), str(b["cells"]), board_verdict_text(b),
+                           runs])
+    return s
+
+
 def cell_section(trust, rows):
     s = Section(f"{trust}: every cell", ["cell", "rank", "algorithm", "runs",
                                           "regret (mean ± 95 % CI)", "privacy cost",
@@ -235,7 +263,8 @@ def cell_section(trust, rows):
     mine.sort(key=lambda r: (r["instance"], r["horizon"], _z(r["epsilon"]),
                              r["rank"] if r["rank"] == r["rank"] else 1e9, r["algorithm"]))
     for r in mine:
-        rank = "ref" if r["rank"] != r["rank"] else f"{r['rank']:g}/{r['cell_size']}"
+        rank = ("FAIL: not ranked" if r.get("failed_audit") else "ref" if r["rank"] != r["rank"]
+                else f"{r['rank']:g}/{r['cell_size']}")
         s.rows.append([r["cell"], rank, name_text(r), f"{r['runs']:,}", regret_text(r),
                        cost_text(r), verdict_text(r), f"{r['seconds']:.2f}"])
     return s
@@ -280,16 +309,20 @@ LEGEND = (
     "audit of the largest batch each configuration runs (PASS/FAIL with the exact and "
     "claimed figure); not audited = an exact audit exists but is too costly at simulation "
     "time (its `bandsim audit` command is in rows.parquet); not auditable = the mechanism "
-    "has no exact audit. † = provisional specification.")
+    "has no exact audit. A configuration whose exact or sampled audit FAILs is not ranked: "
+    "its algorithm is listed under \"failed audit\" and the suite exits 1. "
+    "† = provisional specification.")
 
 
 def sections(rows, board, meta, cells=True):
     out = []
     for trust in trust_order(rows):  # counterparts run only as references have no board row
-        if any(b["trust"] == trust for b in board):
+        if any(b["trust"] == trust and not b.get("failed") for b in board):
             out.append(board_section(trust, board))
         if cells:
             out.append(cell_section(trust, rows))
+    if any(b.get("failed") for b in board):
+        out.append(failed_section(board))
     if meta.get("skipped") or meta.get("errors"):
         out.append(skipped_section(meta))
     return out

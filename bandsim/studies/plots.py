@@ -10,6 +10,9 @@
   are fixed in inches, so drawing needs no layout pass.
 """
 import numpy as np
+from .._version import __version__
+from ..atomic import save_figure
+from ..results import Z95
 
 #: Okabe–Ito colours (black first, then orange, sky blue, bluish green,
 #: vermillion, blue, reddish purple, yellow, which is kept last: pale on white).
@@ -83,7 +86,6 @@ def plot_curve(ax, t, mean, half=None, *, label=None, index=0, time_average=Fals
 
 def plot_regret(ax, result, label=None, time_average=False, band=True, **kw):
     """Draw the mean pseudo-regret of a :class:`bandsim.Result` with its 95 % band."""
-    from ..results import Z95
 
     y = result.pseudo_regret
     half = Z95 * y.std(axis=0, ddof=1) / np.sqrt(y.shape[0]) if y.shape[0] > 1 else None
@@ -206,8 +208,6 @@ def save(fig, path, dpi=300, formats=None):
     """
     from pathlib import Path
 
-    from ..atomic import save_figure
-
     plt = _pyplot()
     path = Path(path)
     stem = path.name
@@ -228,8 +228,6 @@ def save(fig, path, dpi=300, formats=None):
 
 
 def _metadata(fmt):
-    from .. import __version__
-
     if fmt == "pdf":
         return {"Creator": f"bandsim {__version__}", "CreationDate": None}
     if fmt == "png":

@@ -8,8 +8,12 @@ redraws from disk, and one with other settings (``--runs``, ``--horizon``,
 from pathlib import Path
 
 from .. import registry
+from ..atomic import write_text
 from ..errors import ConfigError
 from .figures import FIGURES
+from .plots import (XSCALES, figure_grid, layout_rows, plot_curve, plot_level, plot_points,
+                    round_axis, save)
+from .store import dumps, exact, run_stored, slot_name
 
 
 def figure_jobs(figure, runs=None, horizon=None, seed=1, instance_file=None, threads=None):
@@ -56,7 +60,6 @@ def figure_jobs(figure, runs=None, horizon=None, seed=1, instance_file=None, thr
 
 def slot(p, curve, job, panel):
     """The store slot of a figure job: panel, curve and (for versus panels) the x value."""
-    from .store import exact, slot_name
 
     name = f"panel{p + 1}_{_slug(curve.label)}"
     if panel.x is not None and panel.x[0] in job:
@@ -105,9 +108,6 @@ def reproduce(name, out, *, runs=None, horizon=None, seed=1, instance_file=None,
     bandsim.store.Interrupted
         On Ctrl-C.
     """
-    from ..atomic import write_text
-    from .plots import XSCALES
-    from .store import dumps, run_stored
 
     if name not in FIGURES:
         raise ConfigError("figure", name, f"must be one of {', '.join(FIGURES)}")
@@ -152,9 +152,6 @@ def draw(fig_spec, jobs, outcomes, base, *, seed, dpi=300, xscale="linear",
     Only panels with at least one curve are drawn (no empty panel).
     """
     import numpy as np
-
-    from .plots import (figure_grid, layout_rows, plot_curve, plot_level, plot_points,
-                        round_axis, save)
 
     drawn = sorted({p for p, _, _ in jobs})
     rows = fig_spec.rows

@@ -24,8 +24,9 @@ Seeds
     a non-private counterpart sees the instances its private relatives see.
 Tiers
     ``full`` is the published board (1,000 runs); ``quick`` is a subset that
-    prints a board in under a minute on one core. Engines whose cost is O(T)
-    per run (``per-step``, ``per-round``) get at most ``step_runs`` runs, and
+    prints a board in under a minute on one core. Algorithms whose declared
+    cost model is O(T) per run (``Algorithm.cost == "horizon"``: the per-step
+    and per-round engines) get at most ``step_runs`` runs, and
     every algorithm whose runs are costly (:data:`RUN_COST`) no more than fit
     in the tier's per-configuration ``budget``; where fewer than 2 runs fit it
     is skipped, with a note. docs/suite.md has the measurements.
@@ -39,12 +40,15 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .. import registry
+from ..datasets import load_instance
 from ..errors import ConfigError, check_int
+from ..runner import prepare, versions
 
 SUITE_VERSION = "2026.11"
 #: δ given to every algorithm that declares a ``delta`` parameter.
 DELTA = 1e-6
-#: Engines whose cost per run grows linearly with T (one step per pull or round).
+#: Engines whose cost per run grows linearly with T (one step per pull or round): the
+#: built-in ones whose algorithms declare ``cost="horizon"`` (kept for reports).
 STEP_ENGINES = ("per-step", "per-round")
 #: Non-private counterpart of each algorithm family (``Algorithm.family``), the
 #: reference of the privacy-cost column. ``None``: no non-private counterpart is
@@ -119,7 +123,7 @@ class Tier:
     runs : int
         Runs per configuration.
     step_runs : int
-        Most runs for engines in :data:`STEP_ENGINES`.
+        Most runs for algorithms whose cost model is O(T) per run (``Algorithm.cost``).
     budget : float
         Seconds one configuration may take by the cost model :func:`run_cost`
         (algorithms it calls cheap always get ``runs``).
@@ -162,8 +166,6 @@ def package_instance(name):
         No such package-data file.
     """
     from importlib.resources import as_file, files
-
-    from ..datasets import load_instance
 
     res = files("bandsim") / "data" / name
     if not res.is_file():
@@ -271,14 +273,15 @@ def _why_skip(algo, tier, rewards, K, T):
         return f"requires {', '.join(other)} (the suite sets only ε and δ)"
     if T < K:
         return f"T = {T:g} < K = {K}"
-    runs = min(tier.runs, tier.step_runs) if algo.engine in STEP_ENGINES else tier.runs
+    runs = min(tier.runs, tier.step_runs) if algo.cost == "horizon" else tier.runs
     per_run = run_cost(algo, K, T)
     if per_run:
         runs = int(min(runs, tier.budget // per_run))
     if runs < 2 and not per_run:
         return f"the {tier.name} tier gives it {runs} run(s); at least 2 are needed"
     if runs < 2:
-        return (f"≈ {per_run:,.1f} s per run here ({algo.engine} engine): 2 runs exceed the "
+        return (f"≈ {per_run:,.1f} s per run here ({algo.engine} engine, cost "
+                f"O({'T' if algo.cost == 'horizon' else 'episodes'}) per run): 2 runs exceed the "
                 f"{tier.name} tier's {tier.budget:g} s per configuration")
     return runs
 
@@ -286,7 +289,7 @@ def _why_skip(algo, tier, rewards, K, T):
 def run_cost(algo, K, T):
     """Estimated seconds per run (:data:`RUN_COST`), 0 for the cheap ones."""
     algo = registry.get_algorithm(algo)
-    default = STEP_COST_DEFAULT if algo.engine in STEP_ENGINES else (0.0, "TK")
+    default = STEP_COST_DEFAULT if algo.cost == "horizon" else (0.0, "TK")
     coef, model = RUN_COST.get(algo.name, default)
     return coef * (K * T / 1e6 if model == "TK" else K * K)
 
@@ -302,7 +305,6 @@ def get_tier(tier):
 
 def run_job(job, threads=None, checkpoints=16, progress=None):
     """Simulate one configuration; returns (Result, seconds incl. planning and audit)."""
-    from ..runner import prepare
 
     kw, _, _ = job.instance.resolve()
     params = {k: v for k, v in (("epsilon", job.epsilon), ("delta", job.delta)) if v is not None}
@@ -437,7 +439,6 @@ def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console
             if sub is not None:
                 bar.remove_task(sub)
             bar.advance(total)
-    from ..runner import versions
 
     meta = dict(
         suite_version=SUITE_VERSION, tier=t.name, standard=standard,

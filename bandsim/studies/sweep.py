@@ -39,8 +39,9 @@ import tomllib
 from pathlib import Path
 
 from .. import registry
+from ..atomic import write_parquet, write_text
 from ..errors import ConfigError
-from .store import RUN_KEYS
+from .store import RUN_KEYS, dumps, exact, run_stored, slot_name
 
 SEED_MODES = ("shared", "independent")
 
@@ -112,8 +113,6 @@ def read_study(path):
 
 def _value(v):
     if isinstance(v, float):
-        from .store import exact
-
         return exact(v)  # 0.1 and 0.1000001 are different jobs
     if isinstance(v, (list, tuple)):
         return "-".join(_value(x) for x in v)
@@ -122,7 +121,6 @@ def _value(v):
 
 def job_name(job):
     """A file name for a job: its non-shared settings, readable, floats written exactly."""
-    from .store import slot_name
 
     parts = [job["algorithm"]]
     for k in sorted(job):
@@ -152,9 +150,6 @@ def assign_seeds(jobs, names, settings, out):
     later run of the study into ``out`` reuses it.
     """
     import secrets
-
-    from ..atomic import write_text
-    from .store import dumps
 
     manifest = Path(out) / "study.json"
     fixed = [j for j in jobs if j.get("seed") is not None]
@@ -193,9 +188,6 @@ def sweep(path, out, *, console=None, backend="local", scheduler=None, overwrite
         On Ctrl-C (what is stored stays; run again to resume).
     """
     import pyarrow as pa
-
-    from ..atomic import write_parquet, write_text
-    from .store import dumps, run_stored
 
     name, jobs, settings = read_study(path)
     out = Path(out)

@@ -1,0 +1,114 @@
+"""Everything a plug-in author needs, in one module.
+
+``from bandsim.plugin import ...`` gives the declarations and their family
+bases, parameters, the engines' plan types and table builders, the SecAgg
+protocol's helpers, exact laws for audits, the audits themselves and the
+kernel codes. Nothing else in bandsim is needed to declare an algorithm or a
+mechanism (docs/plugins.md).
+
+Declarations
+    :class:`Algorithm`, :class:`Mechanism` and their families — mechanisms:
+    :class:`SecAggProtocol`, :class:`NoiseOnSum`, :class:`Shuffle`,
+    :class:`InsideEngine`, :class:`Exact`; engines: :class:`BatchedElimination`,
+    :class:`EpisodicIndex`, :class:`PerStep`, :class:`SVTEngine`,
+    :class:`PerRoundThompson`. Every field is a keyword. :class:`Guarantee`
+    says what a mechanism promises and how it is audited and accounted.
+Registration
+    :func:`register`, :func:`unregister`, :func:`get_mechanism`,
+    :func:`get_algorithm`; :func:`check` validates a declaration without
+    registering it (one ConfigError line naming the declaration and field).
+Parameters
+    :class:`Param`, :class:`Derived` and the shared ones (:data:`EPSILON`,
+    :data:`DELTA`, :data:`P`, :data:`BETA`, :data:`GROWTH`, :data:`SCALE`,
+    :data:`BATCH_SIZE`, :data:`ONE_OVER_T`, :data:`HALF_OVER_T`).
+Plans and tables
+    :class:`Plan` (elimination engine), :class:`EpisodicPlan`,
+    :func:`build_tables`, :func:`mechanism_tables`, :func:`batch_size`,
+    :func:`confidence_radius`, :func:`plan_protocol`, :func:`laplace_claim`.
+An engine of your own
+    :class:`Shard` (what ``run_shard(rng, shard)`` receives) and
+    :mod:`kernel_rewards` (``kernel_rewards.batch_sum(rng, code, par, n)``,
+    ``kernel_rewards.draw(rng, code, par)``: every reward model's draws).
+Mechanism helpers
+    :mod:`secagg` (``secagg.finish(...)`` builds a SecAgg batch, keywords
+    only), :class:`SumBatch`, :func:`secagg_audit`, :func:`secagg_audit_points`,
+    :data:`codes` (kernel codes, ``codes.PLUGIN``).
+Laws and audits
+    :class:`Law` (subclass it: ``logpmf(k)``), :class:`DiscreteLaplace`,
+    :class:`Skellam`, :class:`Binomial`; :func:`audit` (exact audit of an
+    algorithm's batch).
+
+What a plan is
+    ``Algorithm.plan(params, arms, horizon)`` returns any object with
+
+    ``run_shard(rng, shard)``
+        Simulates one shard of runs in place (``shard``: a
+        :class:`bandsim.kernels.shard.Shard` — gaps, reward model, horizon,
+        checkpoints and the output rows it fills).
+    ``stages`` : list of dict
+        Per-stage numbers for reports (may be empty).
+
+    and optionally ``shard_runs`` (int: runs per shard and Generator; results
+    depend on it, never on threads; default 64), ``privacy`` (dict: the claim
+    in the paper's terms, copied into ``config["privacy"]``), ``notes`` (dict:
+    merged into the result's configuration), ``clt_batch_sums`` (bool,
+    default True: Gaussian batch sums use the engine's normal approximation,
+    recorded with its Berry–Esseen bound), ``noise_scale`` (float: the
+    Laplace scale the engine adds; checked against the mechanism's
+    ``fpar[0]`` in the result's audit), and for the elimination engine the
+    tables of :class:`Plan` (``batch`` int64 (S, K + 1), ``width`` float64
+    (S, K + 1), ``fpar`` float64 (S, K + 1, F), ``ipar`` int64 (S, K + 1, I)).
+"""
+from . import provenance, registry, validation
+from .algorithms.base import EpisodicPlan, Plan, build_tables, laplace_claim, mechanism_tables
+from .algorithms.elimination import batch_size, confidence_radius, plan_protocol
+from .algorithms.families import (BatchedElimination, EpisodicIndex, PerRoundThompson, PerStep,
+                                  SVTEngine)
+from .errors import ConfigError
+from .guarantees import Guarantee
+from .kernels import codes
+from .kernels import rewards as kernel_rewards
+from .kernels.shard import Shard
+from .mechanisms import SumBatch, secagg
+from .mechanisms.families import Exact, InsideEngine, NoiseOnSum, SecAggProtocol, Shuffle
+from .params import (BATCH_SIZE, BETA, DELTA, EPSILON, GROWTH, HALF_OVER_T, ONE_OVER_T, P,
+                     REQUIRED, SCALE, Derived, Param)
+from .registry import (Algorithm, Mechanism, get_algorithm, get_mechanism, register,
+                       unregister)
+from .runner import simulate
+
+
+def check(declaration):
+    """Validate a declaration as :func:`register` would, without registering it.
+
+    Raises
+    ------
+    ConfigError
+        One line naming the declaration and the field.
+    """
+    validation.check(declaration, registry.mechanisms(), kernel_keys=registry.KERNEL_KEYS,
+                     reward_models=registry.REWARD_MODELS, costs=registry.COSTS)
+
+
+def __getattr__(name):  # the privacy toolkit loads scipy: only when asked for
+    if name in ("Law", "DiscreteLaplace", "Skellam", "Binomial", "DiscreteGaussian"):
+        from .privacy import pmf
+
+        return getattr(pmf, name)
+    if name in ("audit", "secagg_audit", "secagg_audit_points"):
+        from .privacy import audit
+
+        return getattr(audit, name)
+    raise AttributeError(f"module 'bandsim.plugin' has no attribute {name!r}")
+
+
+__all__ = ["Algorithm", "audit", "BATCH_SIZE", "batch_size", "BatchedElimination", "BETA",
+           "Binomial", "build_tables", "check", "codes", "confidence_radius", "ConfigError",
+           "DELTA", "Derived", "DiscreteGaussian", "DiscreteLaplace", "EpisodicIndex",
+           "EpisodicPlan", "EPSILON", "Exact", "get_algorithm", "get_mechanism", "GROWTH",
+           "Guarantee", "HALF_OVER_T", "InsideEngine", "kernel_rewards", "laplace_claim", "Law",
+           "Mechanism", "mechanism_tables", "NoiseOnSum", "ONE_OVER_T", "P", "Param",
+           "PerRoundThompson", "PerStep", "Plan", "plan_protocol", "provenance", "register",
+           "REQUIRED", "SCALE", "secagg", "secagg_audit", "secagg_audit_points",
+           "SecAggProtocol", "Shard", "Shuffle", "simulate", "Skellam", "SumBatch", "SVTEngine",
+           "unregister"]

@@ -1,0 +1,164 @@
+"""Checks every declaration passes when it is registered (built-in or plug-in).
+
+Each refusal is one :class:`~bandsim.errors.ConfigError` line naming the
+declaration and the field, e.g. ``algorithm 'my-se' params[alpha].default=5.0
+is invalid: must lie in (0, 1)``, raised by :func:`bandsim.register` before
+anything is registered.
+"""
+import math
+
+from .errors import ConfigError
+from .kernels import codes
+from .params import REQUIRED, Derived, Param
+
+
+def check(decl, mechanisms, *, kernel_keys, reward_models, costs, compile_hooks=True):
+    """Validate an Algorithm or Mechanism declaration (ConfigError on the first fault).
+
+    Parameters
+    ----------
+    decl : bandsim.Algorithm or bandsim.Mechanism
+    mechanisms : dict
+        The mechanisms an algorithm may name (registered, and the plug-in's own).
+    kernel_keys : dict
+        family → the kernel keys its engines consume.
+    reward_models, costs : tuple of str
+    compile_hooks : bool
+        Compile numba hooks against their signature now (plug-ins; built-ins
+        are compiled by their tests, and importing bandsim compiles nothing).
+    """
+    if not isinstance(decl.name, str) or not decl.name or decl.name != decl.name.strip():
+        raise ConfigError("name", decl.name, "must be a non-empty string")
+    if hasattr(decl, "plan"):
+        _check_algorithm(decl, mechanisms, reward_models, costs, compile_hooks)
+    else:
+        _check_mechanism(decl, kernel_keys, compile_hooks)
+
+
+def _owner(decl):
+    return f"{'algorithm' if hasattr(decl, 'plan') else 'mechanism'} {decl.name!r}"
+
+
+def _check_mechanism(m, kernel_keys, compile_hooks):
+    who = _owner(m)
+    if not callable(m.batch):
+        raise ConfigError(f"{who} batch", m.batch, "must be callable (n, **params) -> batch")
+    hooked = False
+    for field, (argtypes, text) in type(m).hooks.items():
+        fn = getattr(m, field, None)
+        if fn is not None:
+            check_hook(f"{who} {field}", fn, argtypes, text, compile_hooks)
+            hooked = True
+    if m.code == codes.PLUGIN and not m.kernels and not hooked:
+        raise ConfigError(f"{who} kernels", m.kernels,
+                          "code=codes.PLUGIN needs the plug-in's kernels (e.g. "
+                          f"{_keys_text(kernel_keys)})")
+    if not m.kernels:
+        return
+    need = kernel_keys.get(m.family)
+    if need is None:
+        raise ConfigError(f"{who} family", m.family,
+                          f"a mechanism with kernels must be of a family with kernel hooks: "
+                          f"{', '.join(kernel_keys)}")
+    unknown = sorted(set(m.kernels) - set(need))
+    if unknown:
+        raise ConfigError(f"{who} kernels", unknown[0],
+                          f"no engine of family {m.family!r} consumes it (it takes "
+                          f"{', '.join(need)})")
+    missing = [k for k in need if k not in m.kernels]
+    if missing:
+        raise ConfigError(f"{who} kernels", sorted(m.kernels),
+                          f"family {m.family!r} needs {', '.join(need)}")
+    for key, fn in m.kernels.items():
+        _check_jitted(f"{who} kernels[{key}]", fn)
+
+
+def _keys_text(kernel_keys):
+    return "; ".join(f"{fam}: {', '.join(keys)}" for fam, keys in kernel_keys.items())
+
+
+def _check_algorithm(a, mechanisms, reward_models, costs, compile_hooks):
+    who = _owner(a)
+    if not callable(a.plan):
+        raise ConfigError(f"{who} plan", a.plan, "must be callable (params, arms, horizon)")
+    if a.mechanism is not None and a.mechanism not in mechanisms:
+        raise ConfigError(f"{who} mechanism", a.mechanism,
+                          f"needs a registered mechanism (known: {', '.join(mechanisms)})")
+    bad = [r for r in a.rewards if r not in reward_models]
+    if bad:
+        raise ConfigError(f"{who} rewards", bad[0], f"must be among {', '.join(reward_models)}")
+    if a.cost not in costs:
+        raise ConfigError(f"{who} cost", a.cost, f"must be one of {', '.join(costs)}")
+    check_params(who, a.params)
+    for field, (argtypes, text) in type(a).hooks.items():
+        check_hook(f"{who} {field}", getattr(a, field), argtypes, text, compile_hooks)
+
+
+def check_params(who, params):
+    """Each Param's range is an interval (lo < hi) that holds its own default."""
+    if not isinstance(params, tuple):
+        raise ConfigError(f"{who} params", params, "must be a tuple of bandsim.Param")
+    seen = set()
+    for p in params:
+        if not isinstance(p, Param):
+            raise ConfigError(f"{who} params", p, "must be a tuple of bandsim.Param")
+        where = f"{who} params[{p.name}]"
+        if p.name in seen:
+            raise ConfigError(where, p.name, "is declared twice")
+        seen.add(p.name)
+        if p.lo is not None and p.hi is not None:
+            empty = p.lo > p.hi or (p.lo == p.hi and (p.lo_open or p.hi_open or not p.integer))
+            if empty:
+                raise ConfigError(f"{where}.lo", p.lo, f"must be below hi = {p.hi:g}")
+        for bound in ("lo", "hi"):
+            v = getattr(p, bound)
+            if v is not None and not (isinstance(v, (int, float)) and not math.isnan(v)):
+                raise ConfigError(f"{where}.{bound}", v, "must be a number or None")
+        if p.default is REQUIRED or isinstance(p.default, Derived):
+            continue
+        try:
+            p.validate(p.default)
+        except ConfigError as e:
+            raise ConfigError(f"{where}.default", p.default, e.allowed) from None
+
+
+def _check_jitted(where, fn):
+    if not (hasattr(fn, "py_func") and hasattr(fn, "compile")):
+        raise ConfigError(where, getattr(fn, "__name__", fn),
+                          "is a plain Python function: decorate it with @numba.njit")
+
+
+def check_hook(where, fn, argtypes, text, compile_now=True):
+    """A numba hook compiled against its signature (ConfigError naming ``where`` else).
+
+    Parameters
+    ----------
+    where : str
+        Declaration and field, for the message.
+    fn : numba dispatcher
+    argtypes : tuple of numba types, a callable returning it, or None (only checked to
+        be a numba function: signatures with Generators or NamedTuples compile in the
+        engines)
+    text : str
+        The signature as the docs write it, e.g.
+        ``(stat: float64, n: int64, t: int64, c: float64[::1]) -> float64``.
+    """
+    if fn is None:
+        raise ConfigError(where, None, f"is required: a @numba.njit function {text}")
+    _check_jitted(where, fn)
+    if not compile_now or argtypes is None:
+        return
+    from numba.core import types
+
+    argtypes = tuple(argtypes() if callable(argtypes) else argtypes)
+    try:
+        fn.compile(tuple(argtypes))
+    except Exception as e:  # numba's typing errors are long: keep their first line
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ConfigError(where, fn.__name__, f"does not compile as {text}: {first}") from None
+    ret = fn.overloads[tuple(argtypes)].signature.return_type
+    if not isinstance(ret, (types.Float, types.Integer)):
+        raise ConfigError(where, fn.__name__, f"returns {ret}, must be {text}")
+
+
+__all__ = ["check", "check_hook", "check_params"]

@@ -1,0 +1,116 @@
+"""``bandsim plugin check``: validation, exact and sampled audits and a smoke run, a verdict."""
+import json
+import sys
+import textwrap
+
+import pytest
+
+from bandsim import registry
+from bandsim.cli import main
+
+GOOD = '''
+import bandsim
+from bandsim.plugin import BatchedElimination, EPSILON, P, GROWTH, plan_protocol
+
+bandsim.register(BatchedElimination(
+    name="{name}", summary="Dist-DP-SE under another name", trust="distributed ε-DP",
+    source="tests", params=(EPSILON, P, GROWTH),
+    plan=lambda prm, arms, horizon: plan_protocol("dist-dp", prm, arms, horizon),
+    mechanism="dist-dp"))
+'''
+
+WEAK = '''
+import dataclasses
+
+import bandsim
+from bandsim.plugin import BatchedElimination, EPSILON, P, GROWTH, plan_protocol
+from bandsim.privacy import controls
+
+central = bandsim.plugin.get_mechanism("central")
+bandsim.register(dataclasses.replace(
+    central, name="chk-weak-central",
+    batch=lambda n, epsilon, p=0.1: controls.under_noised(central.batch(n, epsilon=epsilon, p=p),
+                                                          0.3)))
+bandsim.register(BatchedElimination(
+    name="chk-weak-se", summary="CDP-SE with 30 % less noise than claimed", trust="central ε-DP",
+    source="tests", params=(EPSILON, P, GROWTH),
+    plan=lambda prm, arms, horizon: plan_protocol("chk-weak-central", prm, arms, horizon),
+    mechanism="chk-weak-central"))
+'''
+
+INVALID = '''
+import bandsim
+from bandsim.plugin import BatchedElimination, Param, plan_protocol
+
+bandsim.register(BatchedElimination(
+    name="chk-invalid-se", summary="x", trust="none", source="tests",
+    params=(Param("q", 2.0, lo=0.0, hi=1.0),), plan=lambda *a: None, mechanism="none"))
+'''
+
+
+@pytest.fixture
+def module(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    made = []
+
+    def make(name, code):
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(code))
+        made.append(name)
+        return name
+    yield make
+    for name in made:
+        sys.modules.pop(name, None)
+    registry.unregister("chk-good-se", "chk-weak-se", "chk-weak-central", "chk-invalid-se")
+
+
+def run(capsys, *args):
+    code = main(["plugin", "check", *args, "--draws", "100000", "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_a_good_plugin_passes_every_check(module, capsys):
+    code, out = run(capsys, module("chk_good", GOOD.format(name="chk-good-se")))
+    assert code == 0 and out["verdict"] == "PASS"
+    checks = {r["check"]: r["status"] for r in out["checks"]}
+    assert checks == {"validation": "PASS", "exact audit": "PASS", "sampled audit": "PASS",
+                      "smoke run": "PASS"}
+
+
+def test_an_under_noised_plugin_fails_its_exact_audit(module, capsys):
+    code, out = run(capsys, module("chk_weak", WEAK))
+    assert code == 1 and out["verdict"] == "FAIL"
+    status = {(r["declaration"], r["check"]): r["status"] for r in out["checks"]}
+    assert status[("algorithm chk-weak-se", "exact audit")] == "FAIL"
+    assert status[("mechanism chk-weak-central", "validation")] == "PASS"
+    assert status[("algorithm chk-weak-se", "smoke run")] == "PASS"  # it runs, it is not private
+
+
+def test_an_invalid_declaration_fails_with_the_field_named(module, capsys):
+    code, out = run(capsys, module("chk_invalid", INVALID))
+    assert code == 1
+    (row,) = out["checks"]
+    assert row["check"] == "load and validation" and row["status"] == "FAIL"
+    assert "algorithm 'chk-invalid-se' params[q].default=2.0" in row["text"]
+    assert "chk-invalid-se" not in registry.algorithms()
+
+
+def test_nothing_to_check_exits_2(capsys):
+    assert main(["plugin", "check", "no_such_plugin_module_xyz"]) == 2
+    err = capsys.readouterr().err
+    assert "target='no_such_plugin_module_xyz' is invalid" in err and len(err.splitlines()) == 1
+
+
+def test_an_installed_distribution_is_checked_by_its_name(tmp_path):
+    import subprocess
+
+    from tests.test_loading import make_plugin
+
+    make_plugin(tmp_path, "chk-dist", "chk_dist", GOOD.format(name="chk-dist-se"))
+    out = subprocess.run([sys.executable, "-m", "bandsim.cli", "plugin", "check", "chk-dist",
+                          "--draws", "100000", "--json"], capture_output=True, text=True,
+                         env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)["checks"]
+    assert {r["declaration"] for r in rows} == {"algorithm chk-dist-se"}
+    assert all(r["status"] == "PASS" for r in rows)

@@ -12,6 +12,7 @@ one line naming the field and its allowed range.
 import sys
 
 from ..errors import ConfigError
+from ..studies.store import StudyFailed
 from . import audit, instances, listing, results, run, studies, suite
 from .common import Parser, wide_console
 
@@ -47,6 +48,8 @@ def main(argv=None):
     try:
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args, console)
+    except StudyFailed as e:  # one line: what failed, done, left, the command that resumes
+        return results.failed(e, argv, console)
     except ConfigError as e:
         console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)  # one line
         return 2

@@ -285,6 +285,15 @@ def interrupted(exc, argv, console):
     return 130
 
 
+def failed(exc, argv, console):
+    """Print a study stopped by its surroundings in one line; return 1."""
+    command = shlex.join(["bandsim", *(sys.argv[1:] if argv is None else argv)])
+    console.print(f"[bold red]error:[/] {exc.reason}: {exc.done} of {exc.total} jobs done, "
+                  f"{exc.left} left (stored results are intact); fix it and resume with: "
+                  f"{command}", soft_wrap=True, highlight=False)
+    return 1
+
+
 def argv_command(argv):
     args = sys.argv[1:] if argv is None else argv
     return next((a for a in args if not a.startswith("-")), None)

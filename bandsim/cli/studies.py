@@ -16,6 +16,7 @@ def add_parsers(sub):
     sw = sub.add_parser("sweep", help="run a grid of simulations from a TOML study file")
     sw.add_argument("study", help="STUDY.toml (see docs/sweeps.md)")
     sw.add_argument("--out", required=True, help="output directory")
+    sw.add_argument("--verbose", action="store_true", help="one line per finished job")
     _backend_args(sw)
 
 
@@ -71,14 +72,14 @@ def cmd_reproduce(args, console):
 
 
 def cmd_sweep(args, console):
-    from ..studies.sweep import sweep
+    from ..studies.sweep import sweep_file
 
     from .common import SUMMARY_COLUMNS
 
     check_backend(args)
 
-    rows = sweep(args.study, args.out, console=console, backend=args.backend,
-                 scheduler=args.scheduler, overwrite=args.overwrite)
+    rows = sweep_file(args.study, args.out, console=console, backend=args.backend,
+                      scheduler=args.scheduler, overwrite=args.overwrite, verbose=args.verbose)
     swept = [k for k in rows[0] if k not in ("job", "file", "key", "resumed", "seconds")
              and k not in SUMMARY_COLUMNS]  # every swept setting, as a column
     wide_console().print(summary_table(rows, first=("job", *swept)))

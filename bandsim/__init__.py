@@ -15,5 +15,20 @@ from .registry import Algorithm, Mechanism, register
 from .results import Result
 from .runner import simulate
 
-__all__ = ["Algorithm", "ConfigError", "Derived", "Mechanism", "Param", "Result", "register",
-           "simulate", "__version__"]
+
+def sweep(grid, out, **kwargs):
+    """Run a grid of simulations into a study directory (see :func:`bandsim.studies.sweep.sweep`)."""
+    from .studies.sweep import sweep as run
+
+    return run(grid, out, **kwargs)
+
+
+def load(directory, **kwargs):
+    """A study directory as one tidy table (see :func:`bandsim.studies.tables.load`)."""
+    from .studies.tables import load as read
+
+    return read(directory, **kwargs)
+
+
+__all__ = ["Algorithm", "ConfigError", "Derived", "Mechanism", "Param", "Result", "load",
+           "register", "simulate", "sweep", "__version__"]

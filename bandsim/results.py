@@ -194,12 +194,16 @@ class Result:
         """
         import pyarrow.parquet as pq
 
+        import pyarrow as pa
+
         try:
             table = pq.read_table(path, page_checksum_verification=True)
-        except OSError as e:
+        except (FileNotFoundError, PermissionError, IsADirectoryError):
+            raise
+        except (OSError, pa.ArrowException) as e:
             if "checksum" in str(e).lower() or "crc" in str(e).lower():
                 raise CorruptResult(f"{path}: page checksum mismatch") from None
-            raise
+            raise CorruptResult(f"{path}: damaged ({e})") from None
         meta = table.schema.metadata or {}
         if b"bandsim.config" not in meta:
             raise ValueError(f"{path} is not a bandsim result (no bandsim.config metadata)")

@@ -183,7 +183,7 @@ def identity(job):
         "runs": check_int("runs", job.get("runs", 1000), 1, 10**8),
         "seed": check_int("seed", job.get("seed"), 0, 2**63 - 1),
         "checkpoints": resolve_checkpoints(job.get("checkpoints"), horizon).tolist(),
-        **_env_cached(),
+        **environment(),
     }
     plugins = plugin_provenance(algo)
     if plugins:
@@ -203,14 +203,6 @@ def identity(job):
     if rewards == "gaussian":
         ident["sigma"] = float(job.get("sigma", 0.1) if job.get("sigma") is not None else 0.1)
     return ident
-
-
-def _env_cached(_env=[]):
-    from .. import __version__
-
-    if not _env or _env[0]["version"] != __version__:  # a test may change the version
-        _env[:] = [environment()]
-    return _env[0]
 
 
 def identity_of(config, checkpoints, versions):

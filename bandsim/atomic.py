@@ -55,13 +55,19 @@ def target(path):
 
 
 @contextmanager
-def atomic_open(path):
+def atomic_open(path, durable=True):
     """Open a binary file that replaces ``path`` only when the block ends without error.
 
     Parameters
     ----------
     path : str or Path
         The target; its directory is created if needed.
+    durable : bool
+        fsync the file before the rename and the directory after it. A caller
+        that writes many files may pass False and call :func:`sync` for them
+        in one batch later (a study does, before its index records them; a
+        file lost to a power cut before that is found missing or failing its
+        checksums and redone).
 
     Yields
     ------
@@ -83,12 +89,31 @@ def atomic_open(path):
         with os.fdopen(fd, "wb") as f:
             yield f
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
+
+
+def sync(paths):
+    """fsync files written with ``durable=False``, then their directories (once each)."""
+    dirs = set()
+    for p in paths:
+        try:
+            fd = os.open(p, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        dirs.add(Path(p).parent)
+    for d in dirs:
+        _fsync_dir(d)
 
 
 def _mode(path):
@@ -125,11 +150,11 @@ def write_text(path, text):
     write_bytes(path, text.encode("utf-8"))
 
 
-def write_parquet(path, table, **kwargs):
+def write_parquet(path, table, durable=True, **kwargs):
     """Write a pyarrow Table to ``path`` atomically (``pyarrow.parquet.write_table``)."""
     import pyarrow.parquet as pq
 
-    with atomic_open(path) as f:
+    with atomic_open(path, durable) as f:
         pq.write_table(table, f, **kwargs)
 
 

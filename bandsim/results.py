@@ -143,14 +143,16 @@ class Result:
         """Mean pseudo-regret over runs at each checkpoint, float64 (C,)."""
         return self.pseudo_regret.mean(axis=0)
 
-    def to_parquet(self, path, extra_meta=None):
+    def to_parquet(self, path, extra_meta=None, durable=True):
         """Write the result to ``path`` (Parquet via pyarrow, atomically); lossless.
 
         Parameters
         ----------
         path : str or Path
         extra_meta : dict of bytes -> bytes, optional
-            More schema metadata (the store's ``bandsim.identity``).
+            More schema metadata.
+        durable : bool
+            fsync before returning (:func:`bandsim.atomic.atomic_open`).
         """
         import pyarrow as pa
 
@@ -175,7 +177,8 @@ class Result:
         }
         meta.update(extra_meta or {})
         meta[b"bandsim.sha256"] = data_digest(meta, self._arrays()).encode()
-        write_parquet(path, table.replace_schema_metadata(meta), write_page_checksum=True)
+        write_parquet(path, table.replace_schema_metadata(meta), durable,
+                      write_page_checksum=True)
 
     def _arrays(self):
         return (self.pseudo_regret, self.pulls, self.elimination_time, self.means)

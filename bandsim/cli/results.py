@@ -87,10 +87,8 @@ def varying(rows, columns):
     return [c for c in columns if len({json.dumps(r.get(c)) for r in rows}) > 1]
 
 
-def results_table(rows):
-    """A rich table: fixed columns, then every setting that varies between rows."""
-    from rich.table import Table
-
+def _table_spec(rows):
+    """Title, caption, headers, left-justified flags and cells of the results table."""
     fixed = ("algorithm", "instance", "arms")
     skip = set(fixed) | {"mean_regret", "ci95", "median_regret", "time_avg_regret", "file",
                          "key", "version", "job", "panel", "label", "replicate_sd"}
@@ -98,17 +96,48 @@ def results_table(rows):
     show = varying(rows, cols)
     same = {c: rows[0][c] for c in cols if c not in show and rows[0][c] is not None}
     over = ("replicates" if any((r.get("replicates") or 1) > 1 for r in rows) else "runs")
-    t = Table(title=f"final pseudo-regret (mean ± 95% CI over {over})",
-              caption=", ".join(f"{k}={_fmt(v)}" for k, v in same.items()) or None)
+    title = f"final pseudo-regret (mean ± 95% CI over {over})"
+    caption = ", ".join(f"{k}={_fmt(v)}" for k, v in same.items()) or None
     lead = [c for c in ("panel", "label", "job") if c in rows[0]]
-    for c in lead + list(fixed) + show + ["regret", "Reg(T)/T", "file"]:
-        t.add_column(c, justify="left" if c in lead + ["algorithm", "instance", "file"]
-                     else "right")
-    for r in rows:
-        t.add_row(*(_fmt(r[c]) for c in lead + list(fixed) + show),
-                  f"{r['mean_regret']:,.1f} ± {_fmt(r['ci95'], ',.1f')}",
-                  f"{r['time_avg_regret']:.3g}", r["file"])
+    headers = lead + list(fixed) + show + ["regret", "Reg(T)/T", "file"]
+    left = [c in lead + ["algorithm", "instance", "file"] for c in headers]
+    cells = [[_fmt(r[c]) for c in lead + list(fixed) + show]
+             + [f"{r['mean_regret']:,.1f} ± {_fmt(r['ci95'], ',.1f')}",
+                f"{r['time_avg_regret']:.3g}", r["file"]] for r in rows]
+    return title, caption, headers, left, cells
+
+
+def results_table(rows):
+    """A rich table: fixed columns, then every setting that varies between rows."""
+    from rich.table import Table
+
+    title, caption, headers, left, cells = _table_spec(rows)
+    t = Table(title=title, caption=caption)
+    for c, lj in zip(headers, left):
+        t.add_column(c, justify="left" if lj else "right")
+    for row in cells:
+        t.add_row(*row)
     return t
+
+
+#: More rows than this are printed as plain aligned text (rich renders ~1 ms a row).
+PLAIN_ROWS = 1000
+
+
+def plain_table(rows):
+    """The results table as plain aligned text (any number of rows, fast)."""
+    title, caption, headers, left, cells = _table_spec(rows)
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+
+    def line(vals):
+        return "  ".join(v.ljust(w) if lj else v.rjust(w)
+                         for v, w, lj in zip(vals, widths, left)).rstrip()
+
+    out = [title, line(headers), line(["-" * w for w in widths])]
+    out += [line(r) for r in cells]
+    if caption:
+        out.append(caption)
+    return "\n".join(out) + "\n"
 
 
 def _fmt(v, spec="g"):
@@ -145,6 +174,8 @@ def cmd_results(args, console):
         for r in rows:
             w.writerow({k: ("" if v is None else v) for k, v in r.items()})
         sys.stdout.write(buf.getvalue())
+    elif len(rows) > PLAIN_ROWS:
+        sys.stdout.write(plain_table(rows))
     else:
         wide_console().print(results_table(rows))
     return 0

@@ -2,6 +2,10 @@
 from .common import one_int, summary_table, wide_console
 
 
+#: Larger studies print one line, not a table (``bandsim results DIR`` shows it).
+MAX_TABLE_ROWS = 200
+
+
 def add_parsers(sub):
     rep = sub.add_parser("reproduce", help="simulate and plot one of the papers' figures")
     rep.add_argument("figure", help="figure name (see `bandsim list`)")
@@ -82,8 +86,13 @@ def cmd_sweep(args, console):
                       scheduler=args.scheduler, overwrite=args.overwrite, verbose=args.verbose)
     swept = [k for k in rows[0] if k not in ("job", "file", "key", "resumed", "seconds")
              and k not in SUMMARY_COLUMNS]  # every swept setting, as a column
-    wide_console().print(summary_table(rows, first=("job", *swept)))
-    console.print(f"wrote {len(rows)} results and summary.parquet to {args.out}")
+    resumed = sum(bool(r["resumed"]) for r in rows)
+    if len(rows) <= MAX_TABLE_ROWS:
+        wide_console().print(summary_table(rows, first=("job", *swept)))
+    console.print(f"{len(rows):,} results in {args.out} ({len(rows) - resumed:,} computed, "
+                  f"{resumed:,} resumed) and summary.parquet"
+                  + ("" if len(rows) <= MAX_TABLE_ROWS else
+                     f"; the table: bandsim results {args.out}"), highlight=False)
     return 0
 
 

@@ -86,13 +86,17 @@ def environment():
         ``version`` (bandsim), ``kernels`` (SHA-256 of the kernel sources,
         :data:`bandsim.kernels._jit.SOURCE_DIGEST`), ``numpy``, ``numba``.
     """
-    import numba
+    import sys
+
+    import numba  # noqa: F401 - imported once; sys.modules answers after
 
     from .. import __version__
-    from ..kernels._jit import SOURCE_DIGEST
 
-    return {"version": __version__, "kernels": SOURCE_DIGEST, "numpy": np.__version__,
-            "numba": numba.__version__}
+    jit = sys.modules.get("bandsim.kernels._jit")
+    if jit is None:
+        from ..kernels import _jit as jit
+    return {"version": __version__, "kernels": jit.SOURCE_DIGEST, "numpy": np.__version__,
+            "numba": sys.modules["numba"].__version__}
 
 
 def plugin_provenance(algo):
@@ -182,7 +186,7 @@ def identity(job):
         "horizon": horizon,
         "runs": check_int("runs", job.get("runs", 1000), 1, 10**8),
         "seed": check_int("seed", job.get("seed"), 0, 2**63 - 1),
-        "checkpoints": resolve_checkpoints(job.get("checkpoints"), horizon).tolist(),
+        "checkpoints": _checkpoints(job.get("checkpoints"), horizon, resolve_checkpoints),
         **environment(),
     }
     plugins = plugin_provenance(algo)
@@ -203,6 +207,19 @@ def identity(job):
     if rewards == "gaussian":
         ident["sigma"] = float(job.get("sigma", 0.1) if job.get("sigma") is not None else 0.1)
     return ident
+
+
+def _checkpoints(spec, horizon, resolve, _cache={}):
+    """``resolve_checkpoints(spec, horizon)`` as a list, memoized (a study asks it per job)."""
+    try:
+        k = (json.dumps(spec), horizon)
+    except TypeError:  # e.g. a numpy array
+        return resolve(spec, horizon).tolist()
+    if k not in _cache:
+        if len(_cache) > 4096:
+            _cache.clear()
+        _cache[k] = resolve(spec, horizon).tolist()
+    return list(_cache[k])
 
 
 def identity_of(config, checkpoints, versions):
@@ -408,8 +425,9 @@ class Outcome:
                    res.versions.get("bandsim"))
 
     def record(self):
-        """The JSON-able part a study's index keeps (no curve)."""
-        return {"summary": self.summary, "config": self.config, "version": self.version}
+        """The JSON-able part a study's index keeps (no curve, no privacy report)."""
+        config = {k: v for k, v in self.config.items() if k not in ("privacy", "samplers")}
+        return {"summary": self.summary, "config": config, "version": self.version}
 
     @classmethod
     def from_record(cls, rec, path):
@@ -417,8 +435,11 @@ class Outcome:
                    path=path)
 
 
-def save_result(res, path, seconds=None):
+def save_result(res, path, seconds=None, durable=False):
     """Write ``res`` to ``path`` atomically and return its :class:`Outcome`.
+
+    Not fsync'ed unless ``durable``: a study syncs its files in batches before
+    its index records them (:meth:`bandsim.studies.studydir.StudyDir.commit`).
 
     Plug-in provenance (:func:`plugin_provenance`) is added to
     ``res.versions`` first, so the file's identity names the plug-in's code.
@@ -429,7 +450,7 @@ def save_result(res, path, seconds=None):
         prov = plugin_provenance(registry.get_algorithm(res.config["algorithm"]))
         if prov:
             res.versions["plugins"] = prov
-    res.to_parquet(path)
+    res.to_parquet(path, durable=durable)
     out = Outcome.of(res)
     out.summary["seconds"] = seconds
     return out

@@ -74,6 +74,7 @@ class StudyDir:
         self.db = None
         self._lock = None
         self._last = time.monotonic()
+        self._unsynced = []
 
     # -- lock
     def __enter__(self):
@@ -119,9 +120,9 @@ class StudyDir:
         if self.db is not None:
             try:
                 if self.write:
-                    self.db.commit()
+                    self.commit()
                 self.db.close()
-            except sqlite3.Error:
+            except (sqlite3.Error, OSError):
                 pass
             self.db = None
         if self._lock is not None:
@@ -163,6 +164,7 @@ class StudyDir:
         if self.db is None:
             return
         st = os.stat(path)
+        self._unsynced.append(path)
         self.db.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
                         (Path(path).name, st.st_size, st.st_mtime_ns, st.st_ino, k,
                          dumps(outcome.record())))
@@ -174,6 +176,11 @@ class StudyDir:
             self.db.executemany("DELETE FROM files WHERE name = ?", [(n,) for n in names])
 
     def commit(self):
+        """Make the files added since the last commit durable, then the index rows."""
+        from ..atomic import sync
+
+        sync(self._unsynced)
+        self._unsynced = []
         if self.db is not None:
             self.db.commit()
         self._last = time.monotonic()

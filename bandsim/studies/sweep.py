@@ -401,7 +401,7 @@ def run_study(parsed, out, *, console=None, backend="local", scheduler=None,
         table = pa.Table.from_pylist([_columnar(r) for r in rows])
         write_parquet(out / "summary.parquet", table.replace_schema_metadata(meta))
         write_text(out / "summary.json", dumps(dict(study=name, swept=swept, rows=rows),
-                                               indent=2))
+                                               indent=2 if len(rows) <= 200 else None))
     return rows
 
 

@@ -144,7 +144,6 @@ def aggregate(rows):
     Rows without replicates are returned unchanged (``replicates`` = 1).
     """
     import numpy as np
-    from scipy.stats import t as student
 
     groups = {}
     for r in rows:
@@ -156,6 +155,8 @@ def aggregate(rows):
         if len(members) == 1:
             out.append({**members[0], "replicates": 1, "replicate_sd": None})
             continue
+        from scipy.stats import t as student  # imported only when there are replicates
+
         m = np.array([r["mean_regret"] for r in members], dtype=np.float64)
         n, sd = m.size, float(m.std(ddof=1))
         row = {k: v for k, v in members[0].items()}

@@ -451,3 +451,51 @@ def test_consolidated_dataset_holds_every_run(tmp_path, capsys):
     duckdb = pytest.importorskip("duckdb")
     n = duckdb.sql(f"select count(*) from '{out / 'consolidated.parquet'}'").fetchall()[0][0]
     assert n == 24
+
+
+# ----------------------------------------------------------------------------- overhead
+
+AUDITED = """
+import json
+import bandsim
+res = bandsim.simulate("dist-dp-se", instance="C1", arms=3, epsilon=1, horizon=20000, runs=2,
+                       seed=1)
+print(json.dumps(res.config["privacy"]["audit"]))
+"""
+
+
+def test_audits_are_cached_across_processes_by_their_parameters(tmp_path):
+    env = {**os.environ, "BANDSIM_CACHE_DIR": str(tmp_path / "cache")}
+    run = lambda: subprocess.run([sys.executable, "-c", AUDITED], cwd=ROOT, env=env,  # noqa
+                                 capture_output=True, text=True, check=True).stdout
+    first = json.loads(run())
+    files = list((tmp_path / "cache" / "audits").glob("*.json"))
+    assert first["verdict"] and len(files) == 1
+    files[0].write_text(json.dumps({**first, "verdict": "FROM-CACHE"}))
+    assert json.loads(run())["verdict"] == "FROM-CACHE"  # the second process did not audit
+    env["BANDSIM_CACHE_DIR"] = "off"
+    assert json.loads(run())["verdict"] == first["verdict"]
+
+
+def test_a_lost_scheduler_ends_in_one_line_with_what_is_done(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("dask.distributed")
+    import dask.distributed as dd
+    from distributed.comm.core import CommClosedError
+
+    study, out = write_study(tmp_path / "s.toml"), tmp_path / "out"
+    real = dd.as_completed
+
+    def dies(futures):
+        it = real(futures)
+        yield next(it)
+        raise CommClosedError("scheduler gone")
+
+    monkeypatch.setattr(dd, "as_completed", dies)
+    assert main(["sweep", str(study), "--out", str(out), "--backend", "dask"]) == 1
+    text = " ".join(capsys.readouterr().err.split())
+    assert "Dask scheduler or its workers were lost" in text and "1 of 3 jobs done, 2 left" \
+        in text and "Traceback" not in text
+    monkeypatch.setattr(dd, "as_completed", real)
+    assert sum(r["resumed"] for r in sweep(study, out)) >= 1  # workers may have finished more
+    sweep(study, tmp_path / "fresh")
+    same(arrays(out), arrays(tmp_path / "fresh"))

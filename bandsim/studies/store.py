@@ -377,6 +377,10 @@ def result_files(directory):
 NOT_RESULTS = {"summary.parquet", "consolidated.parquet"}
 
 
+#: Parts of a result's configuration an Outcome does not keep (in the file only).
+SLIM = ("stages", "privacy", "samplers")
+
+
 class Outcome:
     """What a study keeps of a result in memory: its summary and mean curve.
 
@@ -390,7 +394,8 @@ class Outcome:
         (NaN with one run). An outcome taken from a study's index reads them
         from its file (verified) the first time they are asked for.
     config : dict
-        The result's configuration without its per-stage tables.
+        The result's configuration without its per-stage tables, privacy
+        report and sampler provenance (:data:`SLIM`).
     version : str
         bandsim version that computed it.
     """
@@ -420,14 +425,19 @@ class Outcome:
         s = res.summary()
         s.pop("pulls_mean", None)
         s["seed"] = res.config.get("seed")
-        config = {k: v for k, v in res.config.items() if k != "stages"}
+        config = {k: v for k, v in res.config.items() if k not in SLIM}
         return cls(s, res.checkpoints.copy(), y.mean(axis=0), half, config,
                    res.versions.get("bandsim"))
 
+    def forget_curve(self, path):
+        """Drop the curve (read again from ``path`` if asked): a study of 10⁵ jobs keeps
+        only summaries in memory."""
+        self.path, self._curve = path, None
+
     def record(self):
-        """The JSON-able part a study's index keeps (no curve, no privacy report)."""
-        config = {k: v for k, v in self.config.items() if k not in ("privacy", "samplers")}
-        return {"summary": self.summary, "config": config, "version": self.version}
+        """The JSON-able part a study's index keeps (no curve)."""
+        return {"summary": self.summary, "config": self.config, "version": self.version}
+
 
     @classmethod
     def from_record(cls, rec, path):

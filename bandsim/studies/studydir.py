@@ -455,10 +455,11 @@ def run_stored(jobs, slots, directory, *, overwrite=False, console=None, backend
                     paths=[e.path for e in todo], total=len(todo), verbose=verbose):
                 out.summary.update(resumed=False, seconds=seconds)
                 e = todo[j]
+                sd.add(e.path, e.key, out)
+                out.forget_curve(e.path)
                 outcomes[e.index] = out
                 e.done = True
                 done += 1
-                sd.add(e.path, e.key, out)
         except KeyboardInterrupt:
             _commit_quietly(sd)
             raise Interrupted(done, total) from None

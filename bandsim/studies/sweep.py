@@ -138,13 +138,15 @@ def plan_grid(name, study, grid):
         As :func:`read_study`.
     """
     study = dict(study)
-    definition = json.loads(json.dumps({"name": name, "study": study, "grid": grid},
-                                       default=_refuse_date))
+    json.dumps([study, grid], default=_refuse_date)  # dates and other non-TOML values
     seeds = study.pop("seeds", "shared")
     if seeds not in SEED_MODES:
         raise ConfigError("seeds", seeds, f"must be one of {', '.join(SEED_MODES)}")
     replicates = check_int("replicates", _no_bool("replicates", study.pop("replicates", 1)),
                            1, 10_000)
+    # what the manifest compares (the name is not part of it: a renamed file is the same study)
+    definition = json.loads(json.dumps({"study": study, "grid": grid, "seeds": seeds,
+                                        "replicates": replicates}))
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             raise ConfigError(f"grid.{key}", values, "must be a non-empty list")
@@ -338,6 +340,11 @@ def _plain(v):
 def _frame_jobs(name, frame, settings):
     import math
 
+    from .studydir import MAX_JOBS
+
+    if len(frame) > MAX_JOBS:
+        raise ConfigError("grid", f"{len(frame):,} rows", f"a study may have at most "
+                                                        f"{MAX_JOBS:,} jobs")
     rows = []
     for r in frame.to_dict("records"):
         rows.append({k: _plain(v) for k, v in r.items()
@@ -349,7 +356,7 @@ def _frame_jobs(name, frame, settings):
         _, one, st = plan_grid(name, settings, {k: [v] for k, v in r.items()})
         jobs += one
         defs.append(r)
-    st.update(swept=swept, definition={"name": name, "study": settings, "rows": defs})
+    st.update(swept=swept, definition={"study": settings, "rows": defs})
     return name, jobs, st
 
 

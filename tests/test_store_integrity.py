@@ -395,7 +395,8 @@ def test_non_utf8_study_and_out_file_are_one_line(tmp_path, capsys):
     assert "is a file, not a directory" in capsys.readouterr().err and f.read_text() == "x"
 
 
-def test_atomic_writes_never_replace_a_device_and_write_through_symlinks(tmp_path):
+def test_atomic_writes_never_replace_a_device_and_write_through_symlinks(tmp_path,
+                                                                         monkeypatch):
     from bandsim.atomic import write_text
 
     with pytest.raises(ConfigError, match="not a regular file"):
@@ -405,6 +406,11 @@ def test_atomic_writes_never_replace_a_device_and_write_through_symlinks(tmp_pat
     os.mkfifo(fifo)
     with pytest.raises(ConfigError, match="not a regular file"):
         write_text(fifo, "x")
+    from bandsim.studies import jobs
+
+    monkeypatch.setattr(jobs, "prepare", lambda **k: pytest.fail("planned before refusing"))
+    assert main(["run", "dp-se", "--instance", "C1", "--arms", "3", "--epsilon", "1",
+                 "--horizon", "2000", "--runs", "2", "--out", str(fifo)]) == 2
     target, link = tmp_path / "target.txt", tmp_path / "link.txt"
     target.write_text("old")
     link.symlink_to(target)

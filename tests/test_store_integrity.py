@@ -297,28 +297,32 @@ def test_replicates_n_share_seeds_across_configurations(tmp_path):
 
 # ----------------------------------------------------------------------------- failures
 
-def test_full_disk_ends_in_one_line_and_resumes_bit_identically(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("code,after,said", [
+    (errno.ENOSPC, 1, "no space left on device: 1 of 3 jobs done, 2 left"),
+    (errno.EROFS, 2, "the file system is read-only: 2 of 3 jobs done, 1 left"),
+])
+def test_full_or_read_only_disk_ends_in_one_line_and_resumes_bit_identically(
+        tmp_path, monkeypatch, capsys, code, after, said):
     study, out = write_study(tmp_path / "s.toml"), tmp_path / "out"
     real, calls = Result.to_parquet, []
 
-    def full(self, path, *a, **k):
+    def failing(self, path, *a, **k):
         calls.append(path)
-        if len(calls) > 1:
-            raise OSError(errno.ENOSPC, "No space left on device")
+        if len(calls) > after:
+            raise OSError(code, os.strerror(code))
         return real(self, path, *a, **k)
 
-    monkeypatch.setattr(Result, "to_parquet", full)
+    monkeypatch.setattr(Result, "to_parquet", failing)
     assert main(["sweep", str(study), "--out", str(out)]) == 1
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if "error" in ln]
     assert len(lines) == 1 and "Traceback" not in err
     text = " ".join(err.split())
-    assert "no space left on device: 1 of 3 jobs done, 2 left" in text
-    assert f"resume with: bandsim sweep {study} --out {out}" in text
+    assert said in text and f"resume with: bandsim sweep {study} --out {out}" in text
     assert not list(out.glob(".*.tmp"))
     monkeypatch.setattr(Result, "to_parquet", real)
     rows = sweep(study, out)
-    assert sum(r["resumed"] for r in rows) == 1
+    assert sum(r["resumed"] for r in rows) == after
     sweep(study, tmp_path / "fresh")
     same(arrays(out), arrays(tmp_path / "fresh"))
 
@@ -341,24 +345,6 @@ def test_read_only_output_is_refused_before_planning(tmp_path, monkeypatch, caps
     err = capsys.readouterr().err
     assert "Read-only file system" in err and len(err.strip().splitlines()) == 1
     assert planned == []
-
-
-def test_read_only_mid_study_ends_in_one_line(tmp_path, monkeypatch, capsys):
-    study, out = write_study(tmp_path / "s.toml"), tmp_path / "out"
-    real, calls = Result.to_parquet, []
-
-    def ro(self, path, *a, **k):
-        calls.append(path)
-        if len(calls) > 2:
-            raise OSError(errno.EROFS, "Read-only file system")
-        return real(self, path, *a, **k)
-
-    monkeypatch.setattr(Result, "to_parquet", ro)
-    assert main(["sweep", str(study), "--out", str(out)]) == 1
-    text = " ".join(capsys.readouterr().err.split())
-    assert "read-only: 2 of 3 jobs done, 1 left" in text and "resume with" in text
-    monkeypatch.setattr(Result, "to_parquet", real)
-    assert sum(r["resumed"] for r in sweep(study, out)) == 2
 
 
 # ----------------------------------------------------------------------------- bad input

@@ -87,6 +87,16 @@ def test_a_flipped_bit_is_detected_named_and_redone(tmp_path, capsys):
     rows = sweep(study, out)
     assert [r["file"] for r in rows if not r["resumed"]] == [victim.name]
     same(arrays(out), good)
+    st = victim.stat()  # damage that keeps size and mtime (bit rot): only a full read sees it
+    flip_in_column(victim)
+    os.utime(victim, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert main(["results", str(out), "--csv"]) == 0  # the index answers for it
+    assert main(["results", str(out), "--csv", "--verify"]) == 2
+    assert victim.name in capsys.readouterr().err
+    assert all(r["resumed"] for r in sweep(study, out))
+    rows = sweep(study, out, verify=True)
+    assert [r["file"] for r in rows if not r["resumed"]] == [victim.name]
+    same(arrays(out), good)
 
 
 def test_the_data_digest_catches_what_page_checksums_do_not_cover(tmp_path):

@@ -41,6 +41,9 @@ def add_parsers(sub):
                           "dataset for DuckDB/pandas/polars (docs/results.md)")
     res.add_argument("--per-file", action="store_true",
                      help="one row per file (default: replicates merged, with their spread)")
+    res.add_argument("--verify", action="store_true",
+                     help="read and verify every file (default: files unchanged since they "
+                          "were verified are answered by the directory's index)")
     res.add_argument("--allow-missing", action="store_true",
                      help="skip damaged or unreadable result files (each named) instead of "
                           "failing")
@@ -158,7 +161,7 @@ def cmd_results(args, console):
                                                            highlight=False))
         console.print(f"wrote {path} ({n:,} runs)", highlight=False)
         return 0
-    rows = collect(args.dir, allow_missing=args.allow_missing,
+    rows = collect(args.dir, allow_missing=args.allow_missing, full=args.verify,
                    warn=lambda m: console.print(f"[yellow]warning:[/] {m}", highlight=False))
     if not args.per_file:
         rows = aggregate(rows)

@@ -21,6 +21,9 @@ def add_parsers(sub):
     sw.add_argument("study", help="STUDY.toml (see docs/sweeps.md)")
     sw.add_argument("--out", required=True, help="output directory")
     sw.add_argument("--verbose", action="store_true", help="one line per finished job")
+    sw.add_argument("--verify", action="store_true",
+                    help="read and verify every stored result (default: files unchanged since "
+                         "they were verified are answered by the directory's index)")
     _backend_args(sw)
 
 
@@ -83,7 +86,8 @@ def cmd_sweep(args, console):
     check_backend(args)
 
     rows = sweep_file(args.study, args.out, console=console, backend=args.backend,
-                      scheduler=args.scheduler, overwrite=args.overwrite, verbose=args.verbose)
+                      scheduler=args.scheduler, overwrite=args.overwrite, verbose=args.verbose,
+                      verify=args.verify)
     swept = [k for k in rows[0] if k not in ("job", "file", "key", "resumed", "seconds")
              and k not in SUMMARY_COLUMNS]  # every swept setting, as a column
     resumed = sum(bool(r["resumed"]) for r in rows)

@@ -159,12 +159,14 @@ class StudyDir:
         except sqlite3.Error:
             return {}
 
-    def add(self, path, k, outcome):
-        """Record a verified result file (committed at most once a second)."""
+    def add(self, path, k, outcome, written=True):
+        """Record a verified result file (committed at most once a second); a file
+        ``written`` by this study is fsync'ed before its row is committed."""
         if self.db is None:
             return
         st = os.stat(path)
-        self._unsynced.append(path)
+        if written:
+            self._unsynced.append(path)
         self.db.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
                         (Path(path).name, st.st_size, st.st_mtime_ns, st.st_ino, k,
                          dumps(outcome.record())))
@@ -237,7 +239,7 @@ def _slot_of(name):
     return stem.rpartition(SEP)[0] if SEP in stem else stem
 
 
-def check(jobs, slots, sd, *, overwrite=False, study=None, notes=None):
+def check(jobs, slots, sd, *, overwrite=False, study=None, notes=None, full=False):
     """Match a study's jobs against its directory (lock held).
 
     Parameters
@@ -256,6 +258,8 @@ def check(jobs, slots, sd, *, overwrite=False, study=None, notes=None):
         field with the manifest's) and ``seed`` to record in the manifest.
     notes : list, optional
         Receives one line per damaged file that is redone.
+    full : bool
+        Read and verify every stored file, whatever the index says.
 
     Returns
     -------
@@ -321,7 +325,7 @@ def check(jobs, slots, sd, *, overwrite=False, study=None, notes=None):
         if name in files:
             st = os.stat(e.path)
             row = rows.get(name)
-            if stat_matches(st, row) and row[3] == k:
+            if not full and stat_matches(st, row) and row[3] == k:
                 out = Outcome.from_record(json.loads(row[4]), e.path)
             else:
                 try:
@@ -329,7 +333,7 @@ def check(jobs, slots, sd, *, overwrite=False, study=None, notes=None):
                     if got != k:
                         raise ValueError(f"{name}: holds key {got[:12]}")
                     out = Outcome.of(res)
-                    sd.add(e.path, k, out)
+                    sd.add(e.path, k, out, written=False)
                 except ValueError as err:
                     damaged.append((name, str(err)))
                     e.note = f"{err}: redone"
@@ -387,7 +391,7 @@ def _stored_identity(path, entry, row):
 
 def run_stored(jobs, slots, directory, *, overwrite=False, console=None, backend="local",
                scheduler=None, labels=None, notes=None, study=None, store=None,
-               verbose=False):
+               verbose=False, full=False):
     """Run the jobs of a study that the directory does not hold yet.
 
     Parameters
@@ -408,6 +412,8 @@ def run_stored(jobs, slots, directory, *, overwrite=False, console=None, backend
         The directory already open (its lock held) by the caller.
     verbose : bool
         Print one line per finished job.
+    full : bool
+        Verify every stored file by reading it (see :func:`check`).
 
     Returns
     -------
@@ -431,7 +437,7 @@ def run_stored(jobs, slots, directory, *, overwrite=False, console=None, backend
     with (nullcontext(store) if store is not None else StudyDir(directory)) as sd:
         msgs = []
         entries, outcomes = check(jobs, slots, sd, overwrite=overwrite, study=study,
-                                  notes=msgs)
+                                  notes=msgs, full=full)
         for m in msgs:
             if notes is not None:
                 notes.append(m)

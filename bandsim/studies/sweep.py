@@ -303,8 +303,8 @@ def sweep(grid, out, *, study=None, name=None, seeds="shared", replicates=1, **k
     replicates : int
         Replicates of each configuration (seeds derived from the root seed).
     **kwargs
-        ``console``, ``backend``, ``scheduler``, ``overwrite``, ``verbose``
-        (:func:`run_study`).
+        ``console``, ``backend``, ``scheduler``, ``overwrite``, ``verbose``,
+        ``verify`` (:func:`run_study`).
 
     Returns
     -------
@@ -361,11 +361,13 @@ def _frame_jobs(name, frame, settings):
 
 
 def run_study(parsed, out, *, console=None, backend="local", scheduler=None,
-              overwrite=False, verbose=False):
+              overwrite=False, verbose=False, verify=False):
     """Run parsed study ``(name, jobs, settings)`` into ``out``; return the summary rows.
 
     Each row has ``job``, ``file``, ``resumed``, ``seconds``, ``seed``, every
-    swept setting and the result's summary.
+    swept setting and the result's summary. ``verify`` reads and verifies
+    every stored result instead of trusting the directory's index for the
+    files unchanged since they were verified.
 
     Raises
     ------
@@ -394,7 +396,7 @@ def run_study(parsed, out, *, console=None, backend="local", scheduler=None,
                  "extra": {"drawn": root is not None}}
         entries, outcomes = run_stored(jobs, names, out, overwrite=overwrite, console=console,
                                        backend=backend, scheduler=scheduler, study=study,
-                                       store=sd, verbose=verbose)
+                                       store=sd, verbose=verbose, full=verify)
         rows = []
         for job, e, o, rep in zip(jobs, entries, outcomes, reps):
             row = dict(job=e.slot, file=e.path.name, key=e.key, resumed=o.summary["resumed"],

@@ -18,7 +18,7 @@ BASE_COLUMNS = ("algorithm", "instance", "arms", "rewards", "sigma", "epsilon", 
                 "version", "file", "key")
 
 
-def scan(directory, *, allow_missing=False, warn=None):
+def scan(directory, *, allow_missing=False, warn=None, full=False):
     """Every verified result under ``directory``: ``(path, key, record)``, and the damaged.
 
     Each directory's index (:mod:`bandsim.studies.studydir`) answers for the
@@ -33,6 +33,9 @@ def scan(directory, *, allow_missing=False, warn=None):
         Skip damaged files (each named through ``warn``) instead of refusing.
     warn : callable(str), optional
         Receives one line per skipped file.
+    full : bool
+        Read and verify every file, whatever the index says (``--verify``:
+        also catches damage that kept a file's size and modification time).
 
     Returns
     -------
@@ -59,7 +62,8 @@ def scan(directory, *, allow_missing=False, warn=None):
             rows = sd.rows()
         for name in sorted(files):
             path, row = sub / name, rows.get(name)
-            if stat_matches(files[name].stat(), row) and name_key(name) in (None, row[3][:12]):
+            if not full and stat_matches(files[name].stat(), row) \
+                    and name_key(name) in (None, row[3][:12]):
                 out.append((path, row[3], json.loads(row[4])))
                 continue
             try:
@@ -80,7 +84,7 @@ def scan(directory, *, allow_missing=False, warn=None):
     return out
 
 
-def collect(directory, *, allow_missing=False, warn=None):
+def collect(directory, *, allow_missing=False, warn=None, full=False):
     """Summary rows of every result file under ``directory``.
 
     Returns
@@ -94,10 +98,10 @@ def collect(directory, *, allow_missing=False, warn=None):
     ------
     ConfigError
         ``directory`` does not exist, holds no readable result, or holds a
-        damaged one (see :func:`scan`).
+        damaged one (see :func:`scan`; ``full`` as there).
     """
     d = Path(directory)
-    found = scan(d, allow_missing=allow_missing, warn=warn)
+    found = scan(d, allow_missing=allow_missing, warn=warn, full=full)
     names = _names_from_json(d)
     rows = []
     for f, k, rec in found:

@@ -16,18 +16,30 @@ from .results import Result
 from .runner import simulate
 
 
-def sweep(grid, out, **kwargs):
-    """Run a grid of simulations into a study directory (see :func:`bandsim.studies.sweep.sweep`)."""
+def sweep(grid, out, *, study=None, name=None, seeds="shared", replicates=1, console=None,
+          backend="local", scheduler=None, overwrite=False, verbose=False, verify=False):
+    """Run a grid of simulations into a study directory; return one summary row per job.
+
+    The parameters, return value and errors are those of
+    :func:`bandsim.studies.sweep.sweep` (same store, resume and seeds as
+    ``bandsim sweep``).
+    """
     from .studies.sweep import sweep as run
 
-    return run(grid, out, **kwargs)
+    return run(grid, out, study=study, name=name, seeds=seeds, replicates=replicates,
+               console=console, backend=backend, scheduler=scheduler, overwrite=overwrite,
+               verbose=verbose, verify=verify)
 
 
-def load(directory, **kwargs):
-    """A study directory as one tidy table (see :func:`bandsim.studies.tables.load`)."""
+def load(directory, *, level="job", allow_missing=False):
+    """A study directory as one tidy pyarrow Table (``.to_pandas()``, ``polars.from_arrow``).
+
+    The parameters, return value and errors are those of
+    :func:`bandsim.studies.tables.load`.
+    """
     from .studies.tables import load as read
 
-    return read(directory, **kwargs)
+    return read(directory, level=level, allow_missing=allow_missing)
 
 
 __all__ = ["Algorithm", "ConfigError", "Derived", "Mechanism", "Param", "Result", "load",

@@ -435,6 +435,11 @@ def test_python_sweep_is_the_toml_route_and_load_gives_one_table(tmp_path):
     frame = table.to_pandas()
     assert isinstance(frame, pd.DataFrame) and sorted(frame["file"]) == sorted(
         r["file"] for r in api)
+    jobs = pd.DataFrame([dict(algorithm="dp-se", instance="C1", arms=3, epsilon=e)
+                         for e in (0.5, 1)] + [dict(algorithm="batch-se", instance="C1",
+                                                    arms=3, epsilon=None)])
+    rows = bandsim.sweep(jobs, tmp_path / "frame", study=dict(horizon=5000, runs=8, seed=3))
+    assert sorted(r["key"] for r in rows) == sorted(r["key"] for r in toml)
 
 
 def test_consolidated_dataset_holds_every_run(tmp_path, capsys):

@@ -320,6 +320,10 @@ def sweep(grid, out, *, study=None, name=None, seeds="shared", replicates=1, **k
         Ctrl-C, or a failed disk or cluster (jobs done and left).
     """
     if isinstance(grid, (str, Path)):  # a study file
+        if study or name or seeds != "shared" or replicates != 1:
+            raise ConfigError("study", str(grid), "a study file sets study, name, seeds and "
+                                                  "replicates itself; pass a dict grid to set "
+                                                  "them from Python")
         return sweep_file(grid, out, **kwargs)
     settings = dict(study or {}, seeds=seeds, replicates=replicates)
     name = name or Path(out).name

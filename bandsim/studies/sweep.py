@@ -385,8 +385,7 @@ def run_study(parsed, out, *, console=None, backend="local", scheduler=None,
     """
     import pyarrow as pa
 
-    from ..atomic import write_parquet, write_text
-    from .store import dumps
+    from ..atomic import write_parquet
     from .studydir import StudyDir, run_stored
 
     name, jobs, settings = parsed
@@ -402,7 +401,8 @@ def run_study(parsed, out, *, console=None, backend="local", scheduler=None,
                                        backend=backend, scheduler=scheduler, study=study,
                                        store=sd, verbose=verbose, full=verify)
         rows = []
-        for job, e, o, rep in zip(jobs, entries, outcomes, reps):
+        for i, (job, e, rep) in enumerate(zip(jobs, entries, reps)):
+            o, outcomes[i] = outcomes[i], None  # keep one copy of each summary
             row = dict(job=e.slot, file=e.path.name, key=e.key, resumed=o.summary["resumed"],
                        seconds=o.summary.get("seconds"))
             row.update({k: job.get(k) for k in swept})
@@ -410,12 +410,27 @@ def run_study(parsed, out, *, console=None, backend="local", scheduler=None,
                 row["replicate"] = rep
             row.update({k: v for k, v in o.summary.items() if k not in row})
             rows.append(row)
+        del outcomes
         meta = {b"bandsim.study": name.encode(), b"bandsim.swept": json.dumps(swept).encode()}
         table = pa.Table.from_pylist([_columnar(r) for r in rows])
         write_parquet(out / "summary.parquet", table.replace_schema_metadata(meta))
-        write_text(out / "summary.json", dumps(dict(study=name, swept=swept, rows=rows),
-                                               indent=2 if len(rows) <= 200 else None))
+        del table
+        _write_summary_json(out / "summary.json", name, swept, rows)
     return rows
+
+
+def _write_summary_json(path, name, swept, rows):
+    """``summary.json`` written row by row (no second copy of a 10⁵-row study in memory)."""
+    from ..atomic import atomic_open
+    from .store import dumps
+
+    small = len(rows) <= 200
+    with atomic_open(path) as f:
+        head = dumps(dict(study=name, swept=swept), indent=2 if small else None)
+        f.write(head[:-1].rstrip().encode() + b', "rows": [')
+        for i, r in enumerate(rows):
+            f.write((("," if i else "") + ("\n  " if small else "") + dumps(r)).encode())
+        f.write(b"]}\n")
 
 
 def _columnar(row):

@@ -174,6 +174,7 @@ class StudyDir:
             self.commit()
 
     def forget(self, names):
+        """Drop the index rows of removed files (by file name)."""
         if self.db is not None and names:
             self.db.executemany("DELETE FROM files WHERE name = ?", [(n,) for n in names])
 
@@ -212,6 +213,8 @@ def _open_index(path, *, readonly):
 
 
 def stat_matches(st, row):
+    """True when a file's ``os.stat`` result is what the index row recorded (size,
+    modification time in ns, inode): the file is unchanged since it was verified."""
     return row is not None and (st.st_size, st.st_mtime_ns, st.st_ino) == tuple(row[:3])
 
 

@@ -146,7 +146,7 @@ sweep({study!r}, {out!r})
 def test_sweep_killed_mid_write_resumes_to_identical_results(tmp_path):
     study, out, marker = write_study(tmp_path / "s.toml"), tmp_path / "out", tmp_path / "mark"
     child = subprocess.Popen([sys.executable, "-c", KILLED_CHILD.format(
-        kill_at=3, marker=str(marker), study=str(study), out=str(out))], cwd=ROOT)
+        kill_at=4, marker=str(marker), study=str(study), out=str(out))], cwd=ROOT)
     try:
         for _ in range(600):
             if marker.exists() or child.poll() is not None:
@@ -157,7 +157,8 @@ def test_sweep_killed_mid_write_resumes_to_identical_results(tmp_path):
         child.wait(30)
     finally:
         child.kill()
-    assert len(result_files(out)) == 2  # two jobs stored, the third was being written
+    # the manifest and two jobs stored, the third job was being written
+    assert len(result_files(out)) == 2
     assert list(out.glob(".*.tmp"))  # the killed write's temp file is all that is left of it
     rows = sweep(study, out)
     assert sum(r["resumed"] for r in rows) == 2

@@ -13,6 +13,7 @@ import sys
 
 from .._version import __version__
 from ..errors import ConfigError
+from ..studies.store import StudyFailed
 from . import audit, instances, listing, plugin, results, run, studies, suite
 from .common import Parser, wide_console
 
@@ -48,6 +49,8 @@ def main(argv=None):
     try:
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args, console)
+    except StudyFailed as e:  # one line: what failed, done, left, the command that resumes
+        return results.failed(e, argv, console)
     except ConfigError as e:
         console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)  # one line
         return 2

@@ -1,11 +1,15 @@
 """``bandsim results DIR`` and ``bandsim plot DIR``; study options and Ctrl-C for the CLI.
 
-``bandsim results DIR [--json|--csv]``
+``bandsim results DIR [--json|--csv|--consolidate] [--per-file] [--allow-missing]``
     One row per result file under DIR (a sweep's or a figure's directory, or
     any folder of ``bandsim run --out`` files): mean final pseudo-regret with
     its 95 % confidence half-width, and every setting that varies between the
-    results (ε, δ, s, …) as a column. ``--json`` prints a strict JSON list
-    (NaN → null), ``--csv`` a CSV table.
+    results (ε, δ, s, …) as a column; replicates (same configuration, other
+    seeds) are merged into one row with their between-replicate spread
+    unless ``--per-file``. Every file is verified (or answered by the
+    directory's index); a damaged one is named and the command fails unless
+    ``--allow-missing``. ``--json`` prints a strict JSON list (NaN → null),
+    ``--csv`` a CSV table, ``--consolidate`` writes ``DIR/consolidated.parquet``.
 ``bandsim plot DIR [--out FILE] [--xscale log|linear] [--dpi N] [--time-average]``
     The mean regret curves of every result under DIR (95 % bands), one panel
     per instance, K, reward model and horizon, written as PNG and PDF.
@@ -23,15 +27,10 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..results import Result
 from ..studies.plots import figure_grid, plot_curve, round_axis, save
-from ..studies.store import dumps, identity_of, key, load_outcome, result_files
+from ..studies.store import dumps, load_outcome
+from ..studies.tables import BASE_COLUMNS, aggregate, collect, consolidate  # noqa: F401
 from .common import wide_console
-
-#: Columns every row of ``bandsim results`` has, in order.
-BASE_COLUMNS = ("algorithm", "instance", "arms", "rewards", "sigma", "epsilon", "horizon",
-                "runs", "seed", "mean_regret", "ci95", "median_regret", "time_avg_regret",
-                "version", "file", "key")
 
 
 def add_parsers(sub):
@@ -41,11 +40,24 @@ def add_parsers(sub):
     fmt = res.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print a JSON list of rows")
     fmt.add_argument("--csv", action="store_true", help="print CSV")
+    fmt.add_argument("--consolidate", action="store_true",
+                     help="write DIR/consolidated.parquet: every run of every result, one "
+                          "dataset for DuckDB/pandas/polars (docs/results.md)")
+    res.add_argument("--per-file", action="store_true",
+                     help="one row per file (default: replicates merged, with their spread)")
+    res.add_argument("--verify", action="store_true",
+                     help="read and verify every file (default: files unchanged since they "
+                          "were verified are answered by the directory's index)")
+    res.add_argument("--allow-missing", action="store_true",
+                     help="skip damaged or unreadable result files (each named) instead of "
+                          "failing")
 
     plot = sub.add_parser("plot", help="regret curves of every result in a directory")
     plot.add_argument("dir")
     plot.add_argument("--out", default=None, help="figure file (default DIR/plot.png and .pdf)")
     plot.add_argument("--time-average", action="store_true", help="plot Reg(t)/t")
+    plot.add_argument("--allow-missing", action="store_true",
+                      help="skip damaged or unreadable result files (each named)")
     _figure_args(plot)
 
     for name in ("sweep", "reproduce"):
@@ -77,109 +89,62 @@ def formats(args):
 
 # ----------------------------------------------------------------------------- results
 
-def collect(directory):
-    """Summary rows of every result file under ``directory``.
-
-    Returns
-    -------
-    list of dict
-        :data:`BASE_COLUMNS` plus one column per algorithm parameter found
-        (None where an algorithm does not take it) plus ``label``/``panel``
-        (figures) or ``job`` (sweeps) when the directory's JSON names them.
-
-    Raises
-    ------
-    ConfigError
-        ``directory`` does not exist or holds no readable result.
-    """
-
-    d = Path(directory)
-    if not d.is_dir():
-        raise ConfigError("dir", str(directory), "is not a directory")
-    names = _names_from_json(d)
-    rows, bad = [], []
-    for f in result_files(d):
-        try:
-            res = _read(f)
-        except ValueError:
-            bad.append(f)
-            continue
-        s = res.summary()
-        ident = identity_of(res.config, res.checkpoints, res.versions)
-        row = dict(algorithm=s["algorithm"], instance=s["instance"], arms=s["arms"],
-                   rewards=res.config.get("rewards"), sigma=res.config.get("sigma"),
-                   epsilon=s["epsilon"], horizon=s["horizon"], runs=s["runs"],
-                   seed=res.config.get("seed"), mean_regret=s["regret_mean"],
-                   ci95=s["regret_ci95"], median_regret=s["regret_median"],
-                   time_avg_regret=s["time_avg_regret_mean"],
-                   version=res.versions.get("bandsim"), file=str(f.relative_to(d)),
-                   key=key(ident))
-        row["params"] = res.config.get("params", {})
-        row.update(names.get(str(f.relative_to(d)), {}))
-        rows.append(row)
-    if not rows:
-        why = f" ({len(bad)} unreadable)" if bad else ""
-        raise ConfigError("dir", str(directory), f"holds no bandsim result file{why}")
-    params = sorted({k for r in rows for k in r["params"]} - {"epsilon"})
-    extra = [c for c in ("panel", "label", "job") if any(c in r for r in rows)]
-    out = []
-    for r in rows:
-        p = r.pop("params")
-        row = {c: r.get(c) for c in extra}
-        row.update({c: r[c] for c in BASE_COLUMNS[:6]})
-        row.update({k: p.get(k) for k in params})
-        row.update({c: r[c] for c in BASE_COLUMNS[6:]})
-        out.append(row)
-    return out
-
-
-def _read(path):
-    try:
-        return Result.from_parquet(path)
-    except Exception as e:  # noqa: BLE001 - unreadable or foreign file
-        raise ValueError(str(e)) from None
-
-
-def _names_from_json(d):
-    """file (relative to d) → panel/label (figure JSON) or job (sweep summary.json)."""
-    out = {}
-    for j in d.glob("*.json"):
-        try:
-            data = json.loads(j.read_text())
-        except (OSError, ValueError):
-            continue
-        for r in data.get("rows", []) if isinstance(data, dict) else []:
-            if isinstance(r, dict) and r.get("file"):
-                out[r["file"]] = {k: r[k] for k in ("panel", "label", "job") if k in r}
-    return out
-
-
 def varying(rows, columns):
     """The columns among ``columns`` whose value is not the same in every row."""
     return [c for c in columns if len({json.dumps(r.get(c)) for r in rows}) > 1]
+
+
+def _table_spec(rows):
+    """Title, caption, headers, left-justified flags and cells of the results table."""
+    fixed = ("algorithm", "instance", "arms")
+    skip = set(fixed) | {"mean_regret", "ci95", "median_regret", "time_avg_regret", "file",
+                         "key", "version", "job", "panel", "label", "replicate_sd"}
+    cols = [c for c in rows[0] if c not in skip]
+    show = varying(rows, cols)
+    same = {c: rows[0][c] for c in cols if c not in show and rows[0][c] is not None}
+    over = ("replicates" if any((r.get("replicates") or 1) > 1 for r in rows) else "runs")
+    title = f"final pseudo-regret (mean ± 95% CI over {over})"
+    caption = ", ".join(f"{k}={_fmt(v)}" for k, v in same.items()) or None
+    lead = [c for c in ("panel", "label", "job") if c in rows[0]]
+    headers = lead + list(fixed) + show + ["regret", "Reg(T)/T", "file"]
+    left = [c in lead + ["algorithm", "instance", "file"] for c in headers]
+    cells = [[_fmt(r[c]) for c in lead + list(fixed) + show]
+             + [f"{r['mean_regret']:,.1f} ± {_fmt(r['ci95'], ',.1f')}",
+                f"{r['time_avg_regret']:.3g}", r["file"]] for r in rows]
+    return title, caption, headers, left, cells
 
 
 def results_table(rows):
     """A rich table: fixed columns, then every setting that varies between rows."""
     from rich.table import Table
 
-    fixed = ("algorithm", "instance", "arms")
-    skip = set(fixed) | {"mean_regret", "ci95", "median_regret", "time_avg_regret", "file",
-                         "key", "version", "job", "panel", "label"}
-    cols = [c for c in rows[0] if c not in skip]
-    show = varying(rows, cols)
-    same = {c: rows[0][c] for c in cols if c not in show and rows[0][c] is not None}
-    t = Table(title="final pseudo-regret (mean ± 95% CI over runs)",
-              caption=", ".join(f"{k}={_fmt(v)}" for k, v in same.items()) or None)
-    lead = [c for c in ("panel", "label", "job") if c in rows[0]]
-    for c in lead + list(fixed) + show + ["regret", "Reg(T)/T", "file"]:
-        t.add_column(c, justify="left" if c in lead + ["algorithm", "instance", "file"]
-                     else "right")
-    for r in rows:
-        t.add_row(*(_fmt(r[c]) for c in lead + list(fixed) + show),
-                  f"{r['mean_regret']:,.1f} ± {_fmt(r['ci95'], ',.1f')}",
-                  f"{r['time_avg_regret']:.3g}", r["file"])
+    title, caption, headers, left, cells = _table_spec(rows)
+    t = Table(title=title, caption=caption)
+    for c, lj in zip(headers, left):
+        t.add_column(c, justify="left" if lj else "right")
+    for row in cells:
+        t.add_row(*row)
     return t
+
+
+#: More rows than this are printed as plain aligned text (rich renders ~1 ms a row).
+PLAIN_ROWS = 1000
+
+
+def plain_table(rows):
+    """The results table as plain aligned text (any number of rows, fast)."""
+    title, caption, headers, left, cells = _table_spec(rows)
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+
+    def line(vals):
+        return "  ".join(v.ljust(w) if lj else v.rjust(w)
+                         for v, w, lj in zip(vals, widths, left)).rstrip()
+
+    out = [title, line(headers), line(["-" * w for w in widths])]
+    out += [line(r) for r in cells]
+    if caption:
+        out.append(caption)
+    return "\n".join(out) + "\n"
 
 
 def _fmt(v, spec="g"):
@@ -191,7 +156,19 @@ def _fmt(v, spec="g"):
 
 
 def cmd_results(args, console):
-    rows = collect(args.dir)
+    if args.consolidate:
+        path, n = consolidate(args.dir, allow_missing=args.allow_missing,
+                              warn=lambda m: console.print(f"[yellow]warning:[/] {m}",
+                                                           highlight=False))
+        console.print(f"wrote {path} ({n:,} runs)", highlight=False)
+        return 0
+    rows = collect(args.dir, allow_missing=args.allow_missing, full=args.verify,
+                   warn=lambda m: console.print(f"[yellow]warning:[/] {m}", highlight=False))
+    if not args.per_file:
+        rows = aggregate(rows)
+        if all(r["replicates"] == 1 for r in rows):
+            rows = [{k: v for k, v in r.items() if k not in ("replicates", "replicate_sd")}
+                    for r in rows]
     if args.json:
         print(dumps(rows, indent=2))
     elif args.csv:
@@ -201,6 +178,8 @@ def cmd_results(args, console):
         for r in rows:
             w.writerow({k: ("" if v is None else v) for k, v in r.items()})
         sys.stdout.write(buf.getvalue())
+    elif len(rows) > PLAIN_ROWS:
+        sys.stdout.write(plain_table(rows))
     else:
         wide_console().print(results_table(rows))
     return 0
@@ -209,7 +188,7 @@ def cmd_results(args, console):
 # ----------------------------------------------------------------------------- plot
 
 def plot_directory(directory, out=None, *, time_average=False, xscale="linear", dpi=300,
-                   formats=("png", "pdf")):
+                   formats=("png", "pdf"), allow_missing=False, warn=None):
     """Draw every result under ``directory``: one panel per instance, K, rewards and T.
 
     Returns
@@ -217,20 +196,18 @@ def plot_directory(directory, out=None, *, time_average=False, xscale="linear", 
     list of Path
         The files written.
     """
-
     d = Path(directory)
-    rows = collect(d)
+    rows = collect(d, allow_missing=allow_missing, warn=warn)
     groups = {}
     for r in rows:
         g = (r["instance"], r["arms"], r["rewards"], r["horizon"])
         groups.setdefault(g, []).append(r)
     fig, axes = figure_grid(len(groups))
     params = [c for c in rows[0] if c not in BASE_COLUMNS and c not in ("panel", "label", "job")]
-    files = {str(f.relative_to(d)): f for f in result_files(d)}
     settings = ["epsilon", "seed", "runs", *params]
     for ax, (g, members) in zip(axes, groups.items()):
         for i, r in enumerate(members):
-            o = load_outcome(files[r["file"]])
+            o = load_outcome(d / r["file"])
             same_algo = [m for m in members if m["algorithm"] == r["algorithm"]]
             label = r.get("label") or " ".join(
                 [r["algorithm"]] + [f"{_SHORT.get(c, c)}={_fmt(r[c])}"
@@ -255,7 +232,10 @@ _SHORT = {"epsilon": "ε", "delta": "δ", "scale": "s", "beta": "β", "growth": 
 
 def cmd_plot(args, console):
     paths = plot_directory(args.dir, args.out, time_average=args.time_average,
-                           xscale=args.xscale, dpi=args.dpi, formats=formats(args))
+                           xscale=args.xscale, dpi=args.dpi, formats=formats(args),
+                           allow_missing=args.allow_missing,
+                           warn=lambda m: console.print(f"[yellow]warning:[/] {m}",
+                                                        highlight=False))
     console.print("wrote " + ", ".join(str(p) for p in paths))
     return 0
 
@@ -279,6 +259,15 @@ def interrupted(exc, argv, console):
         console.print(f"interrupted: {done} of {exc.total} jobs done, {exc.left} left; "
                       f"resume with: {command}", soft_wrap=True)
     return 130
+
+
+def failed(exc, argv, console):
+    """Print a study stopped by its surroundings in one line; return 1."""
+    command = shlex.join(["bandsim", *(sys.argv[1:] if argv is None else argv)])
+    console.print(f"[bold red]error:[/] {exc.reason}: {exc.done} of {exc.total} jobs done, "
+                  f"{exc.left} left (stored results are intact); fix it and resume with: "
+                  f"{command}", soft_wrap=True, highlight=False)
+    return 1
 
 
 def argv_command(argv):

@@ -121,6 +121,9 @@ def check_out(args, n_jobs):
     if not out.parent.is_dir():
         raise ConfigError("out", args.out, f"its directory {out.parent} does not exist "
                                            "(create it, or end --out with / for a directory)")
+    from ..atomic import target
+
+    target(out)  # a device, FIFO or directory is refused now, not after the simulation
 
 
 def out_path(args, job, n_jobs):

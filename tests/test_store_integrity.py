@@ -219,10 +219,13 @@ def test_keys_see_the_kernel_sources_and_library_versions(monkeypatch):
 
 
 def test_plugin_code_is_part_of_the_key(tmp_path, monkeypatch):
+    """One provenance (``config["plugins"]``) for the asked and the stored key: a plug-in's
+    stored result answers its job, a re-registered unchanged plug-in keeps its key, an
+    edited one gets another."""
     import importlib
 
-    from bandsim.registry import get_algorithm, register, unregister
-    from bandsim.studies.store import identity, key
+    from bandsim.registry import register, unregister
+    from bandsim.studies.store import identity, identity_of, key
 
     mod = tmp_path / "myplug.py"
     src = ("import dataclasses\nfrom bandsim.registry import get_algorithm\n"
@@ -232,18 +235,26 @@ def test_plugin_code_is_part_of_the_key(tmp_path, monkeypatch):
     mod.write_text(src)
     monkeypatch.syspath_prepend(str(tmp_path))
     m = importlib.import_module("myplug")
-    register(m.ALGO)
+    job = dict(algorithm="my-se", instance="C1", arms=3, epsilon=1, horizon=3000, runs=2,
+               seed=1)
     try:
-        job = dict(algorithm="my-se", instance="C1", arms=3, epsilon=1, horizon=3000, runs=2,
-                   seed=1)
+        register(m.ALGO)
         ident = identity(job)
-        assert ident["plugins"]["algorithm"]["module"] == "myplug"
-        from bandsim.studies import store
-
-        store._sha256_source.__defaults__[0].clear()
+        (prov,) = ident["plugins"]
+        assert prov["modules"] == ["myplug"] and len(prov["sha256"]) == 64
+        res = bandsim.simulate(**job, threads=1)
+        res.to_parquet(tmp_path / "r.parquet")
+        back = Result.from_parquet(tmp_path / "r.parquet")
+        assert back.config["plugins"] == ident["plugins"]
+        assert key(identity_of(back.config, back.checkpoints, back.versions)) == key(ident)
+        unregister("my-se")
+        register(importlib.reload(m).ALGO)  # the same code again: the same key
+        assert key(identity(job)) == key(ident)
+        unregister("my-se")
         mod.write_text(src + "# edited\n")
+        register(importlib.reload(m).ALGO)  # a new process loading the edited plug-in
+        assert identity(job)["plugins"][0]["sha256"] != prov["sha256"]
         assert key(identity(job)) != key(ident)
-        assert get_algorithm("my-se")
     finally:
         unregister("my-se")
         sys.modules.pop("myplug", None)

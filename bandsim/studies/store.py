@@ -9,8 +9,9 @@ A study (a sweep or a figure) is a list of jobs, each the keyword set of one
   or the SHA-256 of an instance file), horizon, runs, root seed, the
   checkpoint times — and the code and environment that compute them: the
   bandsim version, the SHA-256 of the kernel sources, the numpy and numba
-  versions and, for plug-ins, the module and SHA-256 of the code that
-  declares them (:func:`identity`);
+  versions and, for plug-ins, their provenance as every result records it
+  (``config["plugins"]``: distribution, version and SHA-256 of the plug-in's
+  sources, :func:`bandsim.registry.plugin_provenance`; :func:`identity`);
 - a **key**: the SHA-256 of the identity's canonical JSON (floats written
   exactly, so ε = 0.1 and 0.1000001 differ; :func:`key`);
 - a **file**: ``DIR/<slot>--<key[:12]>.parquet``, where the slot is the job's
@@ -99,44 +100,6 @@ def environment():
             "numba": sys.modules["numba"].__version__}
 
 
-def plugin_provenance(algo):
-    """Module and SHA-256 of the code declaring a plug-in algorithm and its mechanism.
-
-    Returns
-    -------
-    dict
-        ``{"algorithm": {...}, "mechanism": {...}}`` for declarations made
-        outside bandsim (empty for built-ins, whose code the version and the
-        kernel digest identify). Each value has ``module`` and ``sha256`` (of
-        the module's source file, None when it has none).
-    """
-    import sys
-
-    from .. import registry
-
-    out = {}
-    decl = {"algorithm": (algo, algo.plan)}
-    if algo.mechanism:
-        mech = registry.get_mechanism(algo.mechanism)
-        decl["mechanism"] = (mech, mech.batch)
-    for role, (d, fn) in decl.items():
-        mod = getattr(fn, "__module__", None) or type(d).__module__
-        if mod is None or mod == "bandsim" or mod.startswith("bandsim."):
-            continue
-        f = getattr(sys.modules.get(mod), "__file__", None)
-        out[role] = {"module": mod, "sha256": _sha256_source(f) if f else None}
-    return out
-
-
-def _sha256_source(path, _cache={}):
-    if path not in _cache:
-        try:
-            _cache[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-        except OSError:
-            _cache[path] = None
-    return _cache[path]
-
-
 # ----------------------------------------------------------------------------- identity
 
 def _sha256_file(path, _cache={}):
@@ -189,8 +152,8 @@ def identity(job):
         "checkpoints": _checkpoints(job.get("checkpoints"), horizon, resolve_checkpoints),
         **environment(),
     }
-    plugins = plugin_provenance(algo)
-    if plugins:
+    plugins = registry.plugin_provenance(algo)
+    if plugins:  # as the simulation records it in config["plugins"] (identity_of)
         ident["plugins"] = plugins
     if job.get("instance_file") is not None:
         ident["instance_file"] = _sha256_file(job["instance_file"])
@@ -232,8 +195,9 @@ def identity_of(config, checkpoints, versions):
     checkpoints : sequence of int
     versions : dict
         ``Result.versions``.
-        ``Result.versions``; ``plugins`` there is the plug-in provenance the
-        store records with a file (:func:`plugin_provenance`).
+
+    Plug-in provenance is ``config["plugins"]``, recorded by the simulation
+    (:func:`bandsim.registry.plugin_provenance`), the same source :func:`identity` asks.
     """
     ident = {
         "algorithm": config["algorithm"],
@@ -247,8 +211,8 @@ def identity_of(config, checkpoints, versions):
         "numpy": versions.get("numpy"),
         "numba": versions.get("numba"),
     }
-    if versions.get("plugins"):
-        ident["plugins"] = versions["plugins"]
+    if config.get("plugins"):
+        ident["plugins"] = config["plugins"]
     if config.get("instance_file"):
         ident["instance_file"] = config["instance_file"].get("sha256")
         return ident
@@ -450,16 +414,7 @@ def save_result(res, path, seconds=None, durable=False):
 
     Not fsync'ed unless ``durable``: a study syncs its files in batches before
     its index records them (:meth:`bandsim.studies.studydir.StudyDir.commit`).
-
-    Plug-in provenance (:func:`plugin_provenance`) is added to
-    ``res.versions`` first, so the file's identity names the plug-in's code.
     """
-    from .. import registry
-
-    if "plugins" not in res.versions:
-        prov = plugin_provenance(registry.get_algorithm(res.config["algorithm"]))
-        if prov:
-            res.versions["plugins"] = prov
     res.to_parquet(path, durable=durable)
     out = Outcome.of(res)
     out.summary["seconds"] = seconds

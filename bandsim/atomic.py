@@ -22,6 +22,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from .errors import ConfigError
+
 TMP_SUFFIX = ".tmp"
 
 
@@ -37,8 +39,6 @@ def target(path):
     ConfigError
         ``path`` exists and is not a regular file (device, FIFO, socket, directory).
     """
-    from .errors import ConfigError
-
     path = Path(path)
     if path.is_symlink():
         path = path.resolve()

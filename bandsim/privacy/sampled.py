@@ -45,7 +45,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ConfigError, check_int
+from ..registry import get_algorithm, get_mechanism, mechanisms
+from ..results import json_safe
 from . import pmf as P
 
 #: Draws per path and neighbouring input.
@@ -150,8 +152,6 @@ class SampledReport:
 
     def to_dict(self):
         """Plain data, strict JSON (a non-finite number is None)."""
-        from ..results import json_safe
-
         return json_safe(dict(
             algorithm=self.algorithm, mechanism=self.mechanism, params=self.params,
             claim=self.claim, code=self.code, verdict=self.verdict(),
@@ -470,8 +470,6 @@ def _laplace_pairs(spec, b, draws, rng, notes, bins=2000):
 
 def kernel_mechanisms():
     """Names of the registered mechanisms whose batch kernels the sampled audit can run."""
-    from ..registry import mechanisms
-
     return [m.name for m in mechanisms().values()
             if (m.family == "secagg" and m.noise_law is not None) or m.family == "shuffle"
             or (m.kind == "laplace" and m.family == "sum")]
@@ -497,8 +495,6 @@ def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0):
     SampledReport
         ``code`` 0 PASS, 1 FAIL, 2 cannot audit (``reason`` says why).
     """
-    from ..registry import get_mechanism
-
     t0 = time.perf_counter()
     spec = get_mechanism(b.name)
     name = algorithm or b.name
@@ -541,8 +537,6 @@ def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0):
 
 def sampled(algorithm, epsilon, batch_size, draws=DRAWS, seed=0, **params):
     """Sampled audit of one batch of ``algorithm`` (as :func:`bandsim.privacy.audit.audit`)."""
-    from ..errors import check_int
-    from ..registry import get_algorithm, get_mechanism
     from .audit import auditable
 
     algo = get_algorithm(algorithm)

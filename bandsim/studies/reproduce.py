@@ -13,7 +13,8 @@ from ..errors import ConfigError
 from .figures import FIGURES
 from .plots import (XSCALES, figure_grid, layout_rows, plot_curve, plot_level, plot_points,
                     round_axis, save)
-from .store import dumps, exact, run_stored, slot_name
+from .store import dumps, exact, slot_name
+from .studydir import run_stored
 
 
 def figure_jobs(figure, runs=None, horizon=None, seed=1, instance_file=None, threads=None):

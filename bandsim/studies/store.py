@@ -43,10 +43,16 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba
 import numpy as np
 
-from ..errors import ConfigError
-from ..results import json_safe
+from .. import registry
+from .._version import __version__
+from ..datasets.files import sha256
+from ..errors import ConfigError, check_int
+from ..kernels import _jit as jit
+from ..results import Z95, Result, json_safe
+from ..runner import MAX_HORIZON, resolve_checkpoints
 
 #: Keys of a job that are run settings, not algorithm parameters.
 RUN_KEYS = {"instance", "arms", "horizon", "runs", "seed", "rewards", "sigma", "means",
@@ -87,24 +93,13 @@ def environment():
         ``version`` (bandsim), ``kernels`` (SHA-256 of the kernel sources,
         :data:`bandsim.kernels._jit.SOURCE_DIGEST`), ``numpy``, ``numba``.
     """
-    import sys
-
-    import numba  # noqa: F401 - imported once; sys.modules answers after
-
-    from .._version import __version__
-
-    jit = sys.modules.get("bandsim.kernels._jit")
-    if jit is None:
-        from ..kernels import _jit as jit
     return {"version": __version__, "kernels": jit.SOURCE_DIGEST, "numpy": np.__version__,
-            "numba": sys.modules["numba"].__version__}
+            "numba": numba.__version__}
 
 
 # ----------------------------------------------------------------------------- identity
 
 def _sha256_file(path, _cache={}):
-    from ..datasets.files import sha256
-
     p = Path(path).resolve()
     try:
         st = p.stat()
@@ -135,10 +130,6 @@ def identity(job):
     ConfigError
         Invalid algorithm, parameter, horizon, runs, seed or checkpoints.
     """
-    from .. import registry
-    from ..errors import check_int
-    from ..runner import MAX_HORIZON, resolve_checkpoints
-
     algo = registry.get_algorithm(job["algorithm"])
     horizon = check_int("horizon", job.get("horizon"), 2, MAX_HORIZON)
     params = {k: v for k, v in job.items()
@@ -313,8 +304,6 @@ def verify(path, *, strict=True):
     """
     import pyarrow.parquet as pq
 
-    from ..results import Result
-
     path = Path(path)
     try:
         res = Result.from_parquet(path)
@@ -381,8 +370,6 @@ class Outcome:
 
     @classmethod
     def of(cls, res):
-        from ..results import Z95
-
         y = res.pseudo_regret
         half = (Z95 * y.std(axis=0, ddof=1) / np.sqrt(y.shape[0]) if y.shape[0] > 1
                 else np.full(y.shape[1], np.nan))
@@ -453,13 +440,6 @@ def slot_name(text):
     while SEP in s:
         s = s.replace(SEP, "-")
     return s.strip("-.") or "job"
-
-
-def run_stored(*args, **kwargs):
-    """Run the jobs of a study the directory does not hold yet (:func:`bandsim.studies.studydir.run_stored`)."""
-    from .studydir import run_stored
-
-    return run_stored(*args, **kwargs)
 
 
 def dumps(obj, **kw):

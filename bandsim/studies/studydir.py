@@ -35,9 +35,13 @@ import time
 from contextlib import nullcontext
 from pathlib import Path
 
+from filelock import FileLock, Timeout
+
+from ..atomic import remove_leftovers, sync, write_text
 from ..errors import ConfigError
-from .store import (SEP, Entry, Interrupted, Outcome, StudyFailed, _show, differences,
-                    dumps, environment, identity, key, read_identity, verify)
+from .jobs import run_jobs
+from .store import (NOT_RESULTS, SEP, Entry, Interrupted, Outcome, StudyFailed, _show,
+                    differences, dumps, environment, identity, key, read_identity, verify)
 
 META = ".bandsim"
 MANIFEST = "study.json"
@@ -91,7 +95,6 @@ class StudyDir:
             probe.unlink()
         except OSError as e:
             raise _unwritable(self.dir, e) from None
-        from filelock import FileLock, Timeout
 
         self._lock = FileLock(str(meta / "lock"), timeout=0)
         try:
@@ -144,8 +147,6 @@ class StudyDir:
         return m if isinstance(m, dict) else None
 
     def write_manifest(self, manifest):
-        from ..atomic import write_text
-
         write_text(self.dir / MANIFEST, dumps(manifest, indent=1))
 
     # -- index
@@ -180,8 +181,6 @@ class StudyDir:
 
     def commit(self):
         """Make the files added since the last commit durable, then the index rows."""
-        from ..atomic import sync
-
         sync(self._unsynced)
         self._unsynced = []
         if self.db is not None:
@@ -220,8 +219,6 @@ def stat_matches(st, row):
 
 def listing(directory):
     """{name: DirEntry} of the result files directly in ``directory``, and temp-file names."""
-    from .store import NOT_RESULTS
-
     files, temps = {}, []
     try:
         it = os.scandir(directory)
@@ -276,8 +273,6 @@ def check(jobs, slots, sd, *, overwrite=False, study=None, notes=None, full=Fals
         The directory holds another study (one line naming what differs and
         how many results), unless ``overwrite``.
     """
-    from ..atomic import remove_leftovers
-
     directory = sd.dir
     if len(jobs) > MAX_JOBS:
         raise ConfigError("jobs", len(jobs), f"a study may have at most {MAX_JOBS:,} jobs")
@@ -434,8 +429,6 @@ def run_stored(jobs, slots, directory, *, overwrite=False, console=None, backend
         The disk (full, read-only, output removed) or the Dask cluster
         failed; jobs done and left.
     """
-    from .jobs import run_jobs
-
     directory = Path(directory)
     with (nullcontext(store) if store is not None else StudyDir(directory)) as sd:
         msgs = []

@@ -10,7 +10,12 @@ pandas and polars read directly (schema: docs/results.md, "consolidated");
 import json
 from pathlib import Path
 
+import numpy as np
+
+from ..atomic import atomic_open
 from ..errors import ConfigError
+from .store import Outcome, name_key, verify
+from .studydir import StudyDir, listing, stat_matches
 
 #: Columns every row of ``bandsim results`` has, in order.
 BASE_COLUMNS = ("algorithm", "instance", "arms", "rewards", "sigma", "epsilon", "horizon",
@@ -48,9 +53,6 @@ def scan(directory, *, allow_missing=False, warn=None, full=False):
         ``directory`` is not a directory; a result file is damaged or
         unreadable (named, with what is wrong) and ``allow_missing`` is False.
     """
-    from ..studies.store import Outcome, name_key, verify
-    from ..studies.studydir import StudyDir, listing, stat_matches
-
     d = Path(directory)
     if not d.is_dir():
         raise ConfigError("dir", str(directory), "is not a directory")
@@ -147,8 +149,6 @@ def aggregate(rows):
     ``time_avg_regret`` and ``seed``/``file`` as the number of seeds/files.
     Rows without replicates are returned unchanged (``replicates`` = 1).
     """
-    import numpy as np
-
     groups = {}
     for r in rows:
         g = json.dumps({k: v for k, v in r.items() if k not in REPLICATE_COLUMNS},
@@ -215,10 +215,7 @@ def _table(rows, columns):
 
 def _run_tables(directory, rows):
     """One table per result file: its settings repeated on every run, and the run's data."""
-    import numpy as np
     import pyarrow as pa
-
-    from .store import verify
 
     d = Path(directory)
     settings = [c for c in rows[0] if c not in STAT_COLUMNS]
@@ -264,8 +261,6 @@ def consolidate(directory, *, allow_missing=False, warn=None):
         As :func:`collect`.
     """
     import pyarrow.parquet as pq
-
-    from ..atomic import atomic_open
 
     d = Path(directory)
     rows = collect(d, allow_missing=allow_missing, warn=warn)

@@ -29,6 +29,9 @@ from . import algorithms as _algorithms  # noqa: E402,F401
 
 _registry.seal_builtins()
 
+from .studies.sweep import sweep as _sweep  # noqa: E402
+from .studies.tables import load as _load  # noqa: E402
+
 
 def __getattr__(name):
     if name == "plugin":  # the plug-in author's module (bandsim.plugin), loaded when asked for
@@ -37,5 +40,28 @@ def __getattr__(name):
         return importlib.import_module(".plugin", __name__)
     raise AttributeError(f"module 'bandsim' has no attribute {name!r}")
 
-__all__ = ["Algorithm", "ConfigError", "Derived", "Mechanism", "Param", "Result", "register",
-           "simulate", "__version__"]
+
+def sweep(grid, out, *, study=None, name=None, seeds="shared", replicates=1, console=None,
+          backend="local", scheduler=None, overwrite=False, verbose=False, verify=False):
+    """Run a grid of simulations into a study directory; return one summary row per job.
+
+    The parameters, return value and errors are those of
+    :func:`bandsim.studies.sweep.sweep` (same store, resume and seeds as
+    ``bandsim sweep``).
+    """
+    return _sweep(grid, out, study=study, name=name, seeds=seeds, replicates=replicates,
+                  console=console, backend=backend, scheduler=scheduler, overwrite=overwrite,
+                  verbose=verbose, verify=verify)
+
+
+def load(directory, *, level="job", allow_missing=False):
+    """A study directory as one tidy pyarrow Table (``.to_pandas()``, ``polars.from_arrow``).
+
+    The parameters, return value and errors are those of
+    :func:`bandsim.studies.tables.load`.
+    """
+    return _load(directory, level=level, allow_missing=allow_missing)
+
+
+__all__ = ["Algorithm", "ConfigError", "Derived", "Mechanism", "Param", "Result", "load",
+           "register", "simulate", "sweep", "__version__"]

@@ -7,13 +7,22 @@ with :func:`os.replace` (atomic on POSIX and Windows within one file system),
 and the directory entry is fsync'ed. A reader therefore sees either the old
 file or the complete new one, never a truncated file, even if the writer is
 killed (SIGKILL, power loss after the rename's fsync). A killed writer leaves
-at most a temporary file named ``.NAME.<random>.tmp`` beside the target;
-:func:`remove_leftovers` removes those of one target.
+at most a temporary file named ``.NAME.<pid>.<random>.tmp`` beside the target;
+:func:`remove_leftovers` removes those of one target whose process is gone (a
+live writer's temporary file is never touched).
+
+Targets: a symbolic link is written through (its final target is replaced,
+the link stays), and an existing target that is not a regular file (a device
+such as ``/dev/full``, a FIFO, a directory) is refused with a
+:class:`~bandsim.ConfigError` before anything is written.
 """
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
+
+from .errors import ConfigError
 
 TMP_SUFFIX = ".tmp"
 
@@ -22,14 +31,43 @@ def _tmp_prefix(path):
     return f".{path.name}."
 
 
+def target(path):
+    """The file a write to ``path`` replaces: symlinks resolved, non-regular files refused.
+
+    Raises
+    ------
+    ConfigError
+        ``path`` exists and is not a regular file (device, FIFO, socket, directory).
+    """
+    path = Path(path)
+    if path.is_symlink():
+        path = path.resolve()
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as e:
+        raise ConfigError("out", str(path), f"cannot be written ({e.strerror})") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise ConfigError("out", str(path), f"is {kind}; bandsim writes only regular files")
+    return path
+
+
 @contextmanager
-def atomic_open(path):
+def atomic_open(path, durable=True):
     """Open a binary file that replaces ``path`` only when the block ends without error.
 
     Parameters
     ----------
     path : str or Path
         The target; its directory is created if needed.
+    durable : bool
+        fsync the file before the rename and the directory after it. A caller
+        that writes many files may pass False and call :func:`sync` for them
+        in one batch later (a study does, before its index records them; a
+        file lost to a power cut before that is found missing or failing its
+        checksums and redone).
 
     Yields
     ------
@@ -42,20 +80,40 @@ def atomic_open(path):
     On an exception (KeyboardInterrupt included) the temporary file is
     removed and ``path`` is left as it was.
     """
-    path = Path(path)
+    path = target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=_tmp_prefix(path), suffix=TMP_SUFFIX, dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_prefix(path)}{os.getpid()}.", suffix=TMP_SUFFIX,
+                               dir=path.parent)
     try:
         os.chmod(tmp, _mode(path))  # mkstemp makes 0600; give the file the usual mode
         with os.fdopen(fd, "wb") as f:
             yield f
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
+
+
+def sync(paths):
+    """fsync files written with ``durable=False``, then their directories (once each)."""
+    dirs = set()
+    for p in paths:
+        try:
+            fd = os.open(p, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        dirs.add(Path(p).parent)
+    for d in dirs:
+        _fsync_dir(d)
 
 
 def _mode(path):
@@ -92,11 +150,11 @@ def write_text(path, text):
     write_bytes(path, text.encode("utf-8"))
 
 
-def write_parquet(path, table, **kwargs):
+def write_parquet(path, table, durable=True, **kwargs):
     """Write a pyarrow Table to ``path`` atomically (``pyarrow.parquet.write_table``)."""
     import pyarrow.parquet as pq
 
-    with atomic_open(path) as f:
+    with atomic_open(path, durable) as f:
         pq.write_table(table, f, **kwargs)
 
 
@@ -107,12 +165,48 @@ def save_figure(fig, path, **kwargs):
         fig.savefig(f, format=path.suffix.lstrip(".").lower(), **kwargs)
 
 
-def remove_leftovers(path):
-    """Remove temporary files a killed writer of ``path`` left behind; return how many."""
+def _alive(pid):
+    if pid == os.getpid():
+        return False  # our own leftovers: nothing of ours is being written now
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def leftover_pid(name):
+    """The writer's process id in a temporary file's name, or None (older bandsim)."""
+    parts = name[:-len(TMP_SUFFIX)].split(".") if name.endswith(TMP_SUFFIX) else []
+    return int(parts[-2]) if len(parts) >= 3 and parts[-2].isdigit() else None
+
+
+def remove_leftovers(path, names=None):
+    """Remove temporary files that dead writers of ``path`` left behind; return how many.
+
+    Parameters
+    ----------
+    path : path
+        The target file.
+    names : iterable of str, optional
+        The directory's entries, when the caller listed it already (avoids one
+        directory listing per target).
+    """
     path = Path(path)
+    prefix = _tmp_prefix(path)
+    if names is None:
+        if not path.parent.is_dir():
+            return 0
+        names = [p.name for p in path.parent.glob(prefix + "*" + TMP_SUFFIX)]
     n = 0
-    if path.parent.is_dir():
-        for p in path.parent.glob(_tmp_prefix(path) + "*" + TMP_SUFFIX):
-            p.unlink(missing_ok=True)
-            n += 1
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(TMP_SUFFIX)):
+            continue
+        pid = leftover_pid(name)
+        if pid is not None and _alive(pid):
+            continue
+        (path.parent / name).unlink(missing_ok=True)
+        n += 1
     return n

@@ -4,7 +4,10 @@ Parquet layout (docs/results.md): one row per run with fixed-size list
 columns ``pseudo_regret`` (float64 × C), ``pulls`` (int64 × K),
 ``elimination_time`` (int64 × K), ``means`` (float64 × K); the schema metadata
 holds ``bandsim.config`` (JSON of the resolved configuration, seed included),
-``bandsim.checkpoints`` (JSON list) and ``bandsim.versions``.
+``bandsim.checkpoints`` (JSON list), ``bandsim.versions`` and
+``bandsim.sha256``: the SHA-256 of the data (:func:`data_digest`). Every page
+carries a CRC-32 (Parquet page checksums). Reading verifies both, so a
+flipped bit anywhere in the data or the metadata is an error, never a number.
 """
 import json
 import math
@@ -47,6 +50,33 @@ def json_safe(obj):
 def _canonical(d):
     """A dict as canonical JSON (sorted keys, exact floats; tuples and lists alike)."""
     return json.dumps(json_safe(dict(d)), sort_keys=True, default=repr)
+
+
+class CorruptResult(ValueError):
+    """A result file whose bytes do not match its checksums (page CRC or data SHA-256)."""
+
+
+def data_digest(meta, arrays):
+    """SHA-256 (hex) of a result's metadata values and arrays, in a fixed order.
+
+    Parameters
+    ----------
+    meta : dict of bytes -> bytes
+        ``bandsim.config``, ``bandsim.checkpoints``, ``bandsim.versions``.
+    arrays : sequence of numpy.ndarray
+        pseudo_regret, pulls, elimination_time, means (any dtype, C order).
+    """
+    import hashlib
+
+    h = hashlib.sha256(b"bandsim-result-v1")
+    for k in (b"bandsim.config", b"bandsim.checkpoints", b"bandsim.versions"):
+        v = meta.get(k, b"")
+        h.update(len(v).to_bytes(8, "little") + v)
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(a.dtype.str.encode() + repr(a.shape).encode())
+        h.update(a.astype(a.dtype.newbyteorder("<"), copy=False).tobytes())
+    return h.hexdigest()
 
 
 def mean_ci(x):
@@ -257,13 +287,17 @@ class Result:
         """
         return self.pseudo_regret.mean(axis=0)
 
-    def to_parquet(self, path):
+    def to_parquet(self, path, extra_meta=None, durable=True):
         """Write the result to ``path`` (Parquet via pyarrow, atomically); lossless.
 
         Parameters
         ----------
         path : str or Path
             Target file; replaced only once the new file is complete.
+        extra_meta : dict of bytes -> bytes, optional
+            More schema metadata.
+        durable : bool
+            fsync before returning (:func:`bandsim.atomic.atomic_open`).
         """
         import pyarrow as pa
 
@@ -284,7 +318,13 @@ class Result:
             b"bandsim.checkpoints": json.dumps(self.checkpoints.tolist()).encode(),
             b"bandsim.versions": json.dumps(self.versions).encode(),
         }
-        write_parquet(path, table.replace_schema_metadata(meta))
+        meta.update(extra_meta or {})
+        meta[b"bandsim.sha256"] = data_digest(meta, self._arrays()).encode()
+        write_parquet(path, table.replace_schema_metadata(meta), durable,
+                      write_page_checksum=True)
+
+    def _arrays(self):
+        return (self.pseudo_regret, self.pulls, self.elimination_time, self.means)
 
     @classmethod
     def from_parquet(cls, path):
@@ -301,12 +341,24 @@ class Result:
 
         Raises
         ------
+        CorruptResult
+            A page checksum or the data's SHA-256 does not match (the file
+            was damaged after it was written).
         ValueError
-            If the file carries no bandsim metadata.
+            If the file carries no bandsim metadata or cannot be decoded.
         """
         import pyarrow.parquet as pq
 
-        table = pq.ParquetFile(path).read()  # not read_table: no pyarrow.dataset import
+        import pyarrow as pa
+
+        try:
+            table = pq.ParquetFile(path, page_checksum_verification=True).read()  # no pyarrow.dataset import
+        except (FileNotFoundError, PermissionError, IsADirectoryError):
+            raise
+        except (OSError, pa.ArrowException) as e:
+            if "checksum" in str(e).lower() or "crc" in str(e).lower():
+                raise CorruptResult(f"{path}: page checksum mismatch") from None
+            raise CorruptResult(f"{path}: damaged ({e})") from None
         meta = table.schema.metadata or {}
         if b"bandsim.config" not in meta:
             raise ValueError(f"{path} is not a bandsim result (no bandsim.config metadata)")
@@ -323,7 +375,7 @@ class Result:
                 data = flat.to_numpy(zero_copy_only=False)
             return np.array(data.reshape(-1, width), dtype=dtype, order="C")
 
-        return cls(
+        res = cls(
             checkpoints=np.array(json.loads(meta[b"bandsim.checkpoints"]), dtype=np.int64),
             pseudo_regret=arr("pseudo_regret", np.float64),
             pulls=arr("pulls", np.int64),
@@ -332,3 +384,7 @@ class Result:
             config=RunConfig.from_dict(json.loads(meta[b"bandsim.config"])),
             versions=json.loads(meta[b"bandsim.versions"]),
         )
+        stored = meta.get(b"bandsim.sha256")
+        if stored is not None and stored.decode() != data_digest(meta, res._arrays()):
+            raise CorruptResult(f"{path}: data does not match its SHA-256")
+        return res

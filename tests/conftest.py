@@ -1,5 +1,12 @@
+import os
+import tempfile
+
 import numpy as np
 import pytest
+
+# Audits cached on disk (bandsim.privacy.auditcache) live in a fresh directory per
+# test session: shared by the session's subprocesses, never by an earlier session.
+os.environ["BANDSIM_CACHE_DIR"] = tempfile.mkdtemp(prefix="bandsim-test-cache-")
 
 #: Significance level of every statistical test in the suite. With fixed seeds
 #: the tests are deterministic; a correct implementation fails one of them

@@ -43,7 +43,7 @@ HEAVY = {"scipy", "matplotlib", "dask", "distributed", "sklearn", "pyarrow", "dp
          "pandas"}
 #: Function-level imports of bandsim modules that load nothing heavy: a ratchet (141 of
 #: the 156 function-level imports were such before the layers were enforced); the ones
-#: left are in studies/store.py (and one in privacy/sampled.py). Lower it, never raise it.
+#: left defer kernel modules in privacy/sampled.py and engines.py. Lower it, never raise it.
 MAX_LIGHT_LAZY = 9
 
 

@@ -101,7 +101,9 @@ def test_a_changed_study_is_refused_and_recomputed_with_overwrite(tmp_path):
 def test_a_new_version_is_a_different_configuration(tmp_path, monkeypatch):
     study, out = write_study(tmp_path / "s.toml"), tmp_path / "out"
     sweep(study, out)
-    monkeypatch.setattr(bandsim, "__version__", "99.0")
+    import bandsim.studies.store as store
+
+    monkeypatch.setattr(store, "__version__", "99.0")  # the version a job is asked under
     with pytest.raises(ConfigError, match="version"):
         sweep(study, out)
 
@@ -146,7 +148,7 @@ sweep({study!r}, {out!r})
 def test_sweep_killed_mid_write_resumes_to_identical_results(tmp_path):
     study, out, marker = write_study(tmp_path / "s.toml"), tmp_path / "out", tmp_path / "mark"
     child = subprocess.Popen([sys.executable, "-c", KILLED_CHILD.format(
-        kill_at=3, marker=str(marker), study=str(study), out=str(out))], cwd=ROOT)
+        kill_at=4, marker=str(marker), study=str(study), out=str(out))], cwd=ROOT)
     try:
         for _ in range(600):
             if marker.exists() or child.poll() is not None:
@@ -157,7 +159,8 @@ def test_sweep_killed_mid_write_resumes_to_identical_results(tmp_path):
         child.wait(30)
     finally:
         child.kill()
-    assert len(result_files(out)) == 2  # two jobs stored, the third was being written
+    # the manifest and two jobs stored, the third job was being written
+    assert len(result_files(out)) == 2
     assert list(out.glob(".*.tmp"))  # the killed write's temp file is all that is left of it
     rows = sweep(study, out)
     assert sum(r["resumed"] for r in rows) == 2
@@ -168,14 +171,13 @@ def test_sweep_killed_mid_write_resumes_to_identical_results(tmp_path):
 
 INTERRUPTED_CHILD = """
 import sys, time
-import bandsim.studies.store as store
-real = store.save_result
+import bandsim.studies.jobs as jobs
+real = jobs.save_result
 def slow(*a, **k):
     out = real(*a, **k)
     time.sleep(0.5)
     return out
-store.save_result = slow
-import bandsim.studies.jobs
+jobs.save_result = slow  # where the study saves each result
 from bandsim.cli import main
 sys.exit(main(["sweep", {study!r}, "--out", {out!r}]))
 """

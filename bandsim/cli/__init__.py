@@ -16,6 +16,7 @@ import textwrap
 from .._version import __version__
 from ..errors import ConfigError, check_numba_environment
 from ..studies import reproduce as _reproduce, sweep as _sweep
+from ..studies.store import StudyFailed
 from . import audit, instances, listing, plugin, results, run, studies, suite
 from .common import Parser, plain, wide_console
 
@@ -96,6 +97,8 @@ def main(argv=None):
         args = build_parser().parse_args(argv)
         check_numba_environment()
         return COMMANDS[args.command](args, console)
+    except StudyFailed as e:  # one line: what failed, done, left, the command that resumes
+        return results.failed(e, argv, console)
     except ConfigError as e:
         console.print(f"[bold red]error:[/] {plain(e)}", highlight=False, soft_wrap=True)
         return 2

@@ -2,12 +2,16 @@
 
 (:data:`PLOT_HELP` holds the ``--help`` text of each command.)
 
-``bandsim results DIR [--json|--csv]``
+``bandsim results DIR [--json|--csv|--consolidate] [--per-file] [--allow-missing]``
     One row per result file under DIR (a sweep's or a figure's directory, or
     any folder of ``bandsim run --out`` files): mean final pseudo-regret with
     its 95 % confidence half-width, and every setting that varies between the
-    results (ε, δ, s, …) as a column. ``--json`` prints a strict JSON list
-    (NaN → null), ``--csv`` a CSV table.
+    results (ε, δ, s, …) as a column; replicates (same configuration, other
+    seeds) are merged into one row with their between-replicate spread
+    unless ``--per-file``. Every file is verified (or answered by the
+    directory's index); a damaged one is named and the command fails unless
+    ``--allow-missing``. ``--json`` prints a strict JSON list (NaN → null),
+    ``--csv`` a CSV table, ``--consolidate`` writes ``DIR/consolidated.parquet``.
 ``bandsim plot DIR [--x PARAM] [--by COLS] [--facet COLS] [--yscale log] [--overlay ...]``
     The mean regret curves of every result under DIR (95 % bands), one panel
     per instance, K, reward model and horizon; with ``--x epsilon`` the final
@@ -28,10 +32,11 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..results import Result
 from ..studies.plotdir import plot_rows
 from ..studies.plots import FORMATS, check_figure_options, check_out_file
-from ..studies.store import dumps, identity_of, key, result_files
+from ..studies.store import dumps, result_files
+from ..studies.tables import (STATISTICS, aggregate, collect,  # noqa: F401 (re-exported)
+                              consolidate)
 from .common import command, plain, wide_console
 
 #: ``--help`` descriptions of ``results`` and ``plot``.
@@ -50,16 +55,6 @@ PLOT_HELP = {
             "Bernoulli instances.",
 }
 
-#: The statistics of the final pseudo-regret, named as in ``Result.summary()``,
-#: ``run --json``, ``summary.json``/``summary.parquet`` and the suite
-#: (docs/results.md, "One vocabulary").
-STATISTICS = ("regret_mean", "regret_ci95", "regret_median", "time_avg_regret_mean",
-              "time_avg_regret_ci95")
-#: Columns every row of ``bandsim results`` has, in order.
-BASE_COLUMNS = ("algorithm", "instance", "arms", "rewards", "sigma", "epsilon", "horizon",
-                "runs", "seed", "regret_mean", "regret_ci95", "regret_median",
-                "time_avg_regret_mean", "time_avg_regret_ci95", "version", "file", "key")
-
 
 def add_parsers(sub):
     """Add ``results`` and ``plot`` to the ``bandsim`` subparsers, and study options.
@@ -74,6 +69,17 @@ def add_parsers(sub):
     fmt = res.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print a JSON list of rows")
     fmt.add_argument("--csv", action="store_true", help="print CSV")
+    fmt.add_argument("--consolidate", action="store_true",
+                     help="write DIR/consolidated.parquet: every run of every result, one "
+                          "dataset for DuckDB/pandas/polars (docs/results.md)")
+    res.add_argument("--per-file", action="store_true",
+                     help="one row per file (default: replicates merged, with their spread)")
+    res.add_argument("--verify", action="store_true",
+                     help="read and verify every file (default: files unchanged since they "
+                          "were verified are answered by the directory's index)")
+    res.add_argument("--allow-missing", action="store_true",
+                     help="skip damaged or unreadable result files (each named) instead of "
+                          "failing")
 
     plot = sub.add_parser("plot", help="regret curves, or final regret against a parameter, "
                                        "of every result in a directory")
@@ -93,6 +99,8 @@ def add_parsers(sub):
     plot.add_argument("--overlay", default=None, metavar="NAMES",
                       help="theory overlays for fixed Bernoulli instances: lai-robbins, "
                            "dp-lower (comma list)")
+    plot.add_argument("--allow-missing", action="store_true",
+                      help="skip damaged or unreadable result files (each named)")
     _figure_args(plot, xscale_default=None)
 
     for name in ("sweep", "reproduce"):
@@ -143,86 +151,6 @@ def formats(args):
 
 # ----------------------------------------------------------------------------- results
 
-def collect(directory):
-    """Summary rows of every result file under ``directory``.
-
-    Parameters
-    ----------
-    directory : path
-        A sweep's or figure's directory, or any folder of result files.
-
-    Returns
-    -------
-    list of dict
-        :data:`BASE_COLUMNS` plus one column per algorithm parameter found
-        (None where an algorithm does not take it) plus ``label``/``panel``
-        (figures) or ``job`` (sweeps) when the directory's JSON names them.
-
-    Raises
-    ------
-    ConfigError
-        ``directory`` does not exist or holds no readable result.
-    """
-    d = Path(directory)
-    if not d.is_dir():
-        raise ConfigError("dir", str(directory), "is not a directory")
-    names = _names_from_json(d)
-    rows, bad = [], []
-    for f in result_files(d):
-        try:
-            res = _read(f)
-        except ValueError:
-            bad.append(f)
-            continue
-        s = res.summary()
-        ident = identity_of(res.config, res.checkpoints, res.versions)
-        row = dict(algorithm=s["algorithm"], instance=s["instance"], arms=s["arms"],
-                   rewards=res.config.get("rewards"), sigma=res.config.get("sigma"),
-                   epsilon=s["epsilon"], horizon=s["horizon"], runs=s["runs"],
-                   seed=res.config.get("seed"),
-                   **{k: s[k] for k in STATISTICS},
-                   version=res.versions.get("bandsim"), file=str(f.relative_to(d)),
-                   key=key(ident))
-        row["params"] = res.config.get("params", {})
-        row.update(names.get(str(f.relative_to(d)), {}))
-        rows.append(row)
-    if not rows:
-        why = f" ({len(bad)} unreadable)" if bad else ""
-        raise ConfigError("dir", str(directory), f"holds no bandsim result file{why}")
-    params = sorted({k for r in rows for k in r["params"]} - {"epsilon"})
-    extra = [c for c in ("panel", "label", "job") if any(c in r for r in rows)]
-    out = []
-    for r in rows:
-        p = r.pop("params")
-        row = {c: r.get(c) for c in extra}
-        row.update({c: r[c] for c in BASE_COLUMNS[:6]})
-        row.update({k: p.get(k) for k in params})
-        row.update({c: r[c] for c in BASE_COLUMNS[6:]})
-        out.append(row)
-    return out
-
-
-def _read(path):
-    try:
-        return Result.from_parquet(path)
-    except Exception as e:  # noqa: BLE001 - unreadable or foreign file
-        raise ValueError(str(e)) from None
-
-
-def _names_from_json(d):
-    """file (relative to d) → panel/label (figure JSON) or job (sweep summary.json)."""
-    out = {}
-    for j in d.glob("*.json"):
-        try:
-            data = json.loads(j.read_text())
-        except (OSError, ValueError):
-            continue
-        for r in data.get("rows", []) if isinstance(data, dict) else []:
-            if isinstance(r, dict) and r.get("file"):
-                out[r["file"]] = {k: r[k] for k in ("panel", "label", "job") if k in r}
-    return out
-
-
 def varying(rows, columns):
     """The columns among ``columns`` whose value is not the same in every row.
 
@@ -236,6 +164,26 @@ def varying(rows, columns):
     list of str
     """
     return [c for c in columns if len({json.dumps(r.get(c)) for r in rows}) > 1]
+
+
+def _table_spec(rows):
+    """Title, caption, headers, left-justified flags and cells of the results table."""
+    fixed = ("algorithm", "instance", "arms")
+    skip = set(fixed) | set(STATISTICS) | {"file", "key", "version", "job", "panel", "label",
+                                           "replicate_sd"}
+    cols = [c for c in rows[0] if c not in skip]
+    show = varying(rows, cols)
+    same = {c: rows[0][c] for c in cols if c not in show and rows[0][c] is not None}
+    over = ("replicates" if any((r.get("replicates") or 1) > 1 for r in rows) else "runs")
+    title = f"final pseudo-regret (mean ± 95% CI over {over})"
+    caption = plain(", ".join(f"{k}={_fmt(v)}" for k, v in same.items())) or None
+    lead = [c for c in ("panel", "label", "job") if c in rows[0]]
+    headers = lead + list(fixed) + show + ["regret", "Reg(T)/T", "file"]
+    left = [c in lead + ["algorithm", "instance", "file"] for c in headers]
+    cells = [[_fmt(r[c]) for c in lead + list(fixed) + show]
+             + [f"{r['regret_mean']:,.1f} ± {_fmt(r['regret_ci95'], ',.1f')}",
+                f"{r['time_avg_regret_mean']:.3g}", r["file"]] for r in rows]
+    return title, caption, headers, left, cells
 
 
 def results_table(rows):
@@ -252,22 +200,33 @@ def results_table(rows):
     """
     from rich.table import Table
 
-    fixed = ("algorithm", "instance", "arms")
-    skip = set(fixed) | set(STATISTICS) | {"file", "key", "version", "job", "panel", "label"}
-    cols = [c for c in rows[0] if c not in skip]
-    show = varying(rows, cols)
-    same = {c: rows[0][c] for c in cols if c not in show and rows[0][c] is not None}
-    t = Table(title="final pseudo-regret (mean ± 95% CI over runs)",
-              caption=plain(", ".join(f"{k}={_fmt(v)}" for k, v in same.items())) or None)
-    lead = [c for c in ("panel", "label", "job") if c in rows[0]]
-    for c in lead + list(fixed) + show + ["regret", "Reg(T)/T", "file"]:
-        t.add_column(c, justify="left" if c in lead + ["algorithm", "instance", "file"]
-                     else "right")
-    for r in rows:
-        t.add_row(*(plain(_fmt(r[c])) for c in lead + list(fixed) + show),
-                  f"{r['regret_mean']:,.1f} ± {_fmt(r['regret_ci95'], ',.1f')}",
-                  f"{r['time_avg_regret_mean']:.3g}", plain(r["file"]))
+    title, caption, headers, left, cells = _table_spec(rows)
+    t = Table(title=title, caption=caption)
+    for c, lj in zip(headers, left):
+        t.add_column(c, justify="left" if lj else "right")
+    for row in cells:
+        t.add_row(*map(plain, row))
     return t
+
+
+#: More rows than this are printed as plain aligned text (rich renders ~1 ms a row).
+PLAIN_ROWS = 1000
+
+
+def plain_table(rows):
+    """The results table as plain aligned text (any number of rows, fast)."""
+    title, caption, headers, left, cells = _table_spec(rows)
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+
+    def line(vals):
+        return "  ".join(v.ljust(w) if lj else v.rjust(w)
+                         for v, w, lj in zip(vals, widths, left)).rstrip()
+
+    out = [title, line(headers), line(["-" * w for w in widths])]
+    out += [line(r) for r in cells]
+    if caption:
+        out.append(caption)
+    return "\n".join(out) + "\n"
 
 
 def _fmt(v, spec="g"):
@@ -280,8 +239,20 @@ def _fmt(v, spec="g"):
 
 @command
 def cmd_results(args, console):
-    """``bandsim results DIR``: a table, ``--json`` (a list) or ``--csv`` of the results."""
-    rows = collect(args.dir)
+    if args.consolidate:
+        path, n = consolidate(args.dir, allow_missing=args.allow_missing,
+                              warn=lambda m: console.print(f"[yellow]warning:[/] {plain(m)}",
+                                                           highlight=False))
+        console.print(f"wrote {path} ({n:,} runs)", highlight=False)
+        return 0
+    rows = collect(args.dir, allow_missing=args.allow_missing, full=args.verify,
+                   warn=lambda m: console.print(f"[yellow]warning:[/] {plain(m)}",
+                                                highlight=False))
+    if not args.per_file:
+        rows = aggregate(rows)
+        if all(r["replicates"] == 1 for r in rows):
+            rows = [{k: v for k, v in r.items() if k not in ("replicates", "replicate_sd")}
+                    for r in rows]
     if args.json:
         print(dumps(rows, indent=2))
     elif args.csv:
@@ -291,6 +262,8 @@ def cmd_results(args, console):
         for r in rows:
             w.writerow({k: ("" if v is None else v) for k, v in r.items()})
         sys.stdout.write(buf.getvalue())
+    elif len(rows) > PLAIN_ROWS:
+        sys.stdout.write(plain_table(rows))
     else:
         wide_console().print(results_table(rows))
     return 0
@@ -300,7 +273,7 @@ def cmd_results(args, console):
 
 def plot_directory(directory, out=None, *, time_average=False, xscale=None, yscale="linear",
                    dpi=300, formats=("png", "pdf"), x=None, by=None, facet=None, width=None,
-                   overlay=()):
+                   overlay=(), allow_missing=False, warn=None):
     """Draw every result under ``directory`` (:mod:`bandsim.studies.plotdir`).
 
     Parameters
@@ -323,6 +296,10 @@ def plot_directory(directory, out=None, *, time_average=False, xscale=None, ysca
     width : {"column", "page"}, optional
     overlay : sequence of str
         Theory overlays (:data:`bandsim.studies.plotdir.OVERLAYS`).
+    allow_missing : bool
+        Skip damaged result files (each named through ``warn``) instead of failing.
+    warn : callable(str), optional
+        Receives one line per skipped file.
 
     Returns
     -------
@@ -339,7 +316,7 @@ def plot_directory(directory, out=None, *, time_average=False, xscale=None, ysca
     target = Path(out) if out else d / "plot.png"
     if out is not None:
         check_out_file(out)
-    rows = collect(d)
+    rows = collect(d, allow_missing=allow_missing, warn=warn)
     files = {str(f.relative_to(d)): f for f in result_files(d)}
     return plot_rows(rows, files, target, x=x, by=by, facet=facet, time_average=time_average,
                      xscale=xscale, yscale=yscale, overlay=overlay, dpi=dpi, formats=formats,
@@ -353,7 +330,10 @@ def cmd_plot(args, console):
     paths = plot_directory(args.dir, args.out, time_average=args.time_average,
                            xscale=args.xscale, yscale=args.yscale, dpi=args.dpi,
                            formats=formats(args), x=args.x, by=args.by, facet=args.facet,
-                           width=args.width, overlay=overlay)
+                           width=args.width, overlay=overlay,
+                           allow_missing=args.allow_missing,
+                           warn=lambda m: console.print(f"[yellow]warning:[/] {plain(m)}",
+                                                        highlight=False))
     console.print("wrote " + ", ".join(plain(p) for p in paths), soft_wrap=True)
     return 0
 
@@ -391,6 +371,15 @@ def interrupted(exc, argv, console):
         console.print(f"interrupted: {done} of {exc.total} jobs done, {exc.left} left; "
                       f"resume with: {command}", soft_wrap=True)
     return 130
+
+
+def failed(exc, argv, console):
+    """Print a study stopped by its surroundings in one line; return 1."""
+    command = shlex.join(["bandsim", *(sys.argv[1:] if argv is None else argv)])
+    console.print(f"[bold red]error:[/] {exc.reason}: {exc.done} of {exc.total} jobs done, "
+                  f"{exc.left} left (stored results are intact); fix it and resume with: "
+                  f"{command}", soft_wrap=True, highlight=False)
+    return 1
 
 
 def argv_command(argv):

@@ -9,6 +9,7 @@ import itertools
 from pathlib import Path
 
 from .. import resources
+from ..atomic import target
 from ..errors import ConfigError
 from ..registry import all_params, get_algorithm
 from ..studies.jobs import job_instance, run_jobs
@@ -154,6 +155,8 @@ def check_out(args, n_jobs):
     if not out.parent.is_dir():
         raise ConfigError("out", args.out, f"its directory {out.parent} does not exist "
                                            "(create it, or end --out with / for a directory)")
+
+    target(out)  # a device, FIFO or directory is refused now, not after the simulation
 
 
 def out_path(args, job, n_jobs):

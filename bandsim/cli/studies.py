@@ -4,9 +4,13 @@ from pathlib import Path
 from ..errors import ConfigError, check_int
 from ..runner import MAX_HORIZON
 from ..studies.reproduce import reproduce
-from ..studies.sweep import sweep
+from ..studies.sweep import sweep_file
 from .common import SUMMARY_COLUMNS, command, one_int, plain, summary_table, wide_console
 from .results import formats
+
+
+#: Larger studies print one line, not a table (``bandsim results DIR`` shows it).
+MAX_TABLE_ROWS = 200
 
 
 def add_parsers(sub):
@@ -30,6 +34,10 @@ def add_parsers(sub):
     sw = sub.add_parser("sweep", help="run a grid of simulations from a TOML study file")
     sw.add_argument("study", help="STUDY.toml (see docs/sweeps.md)")
     sw.add_argument("--out", required=True, help="output directory")
+    sw.add_argument("--verbose", action="store_true", help="one line per finished job")
+    sw.add_argument("--verify", action="store_true",
+                    help="read and verify every stored result (default: files unchanged since "
+                         "they were verified are answered by the directory's index)")
     _backend_args(sw)
 
 
@@ -96,12 +104,18 @@ def cmd_sweep(args, console):
     """``bandsim sweep STUDY.toml --out DIR``: run (or resume) a grid of simulations."""
     check_backend(args)
 
-    rows = sweep(args.study, args.out, console=console, backend=args.backend,
-                 scheduler=args.scheduler, overwrite=args.overwrite)
+    rows = sweep_file(args.study, args.out, console=console, backend=args.backend,
+                      scheduler=args.scheduler, overwrite=args.overwrite, verbose=args.verbose,
+                      verify=args.verify)
     swept = [k for k in rows[0] if k not in ("job", "file", "key", "resumed", "seconds")
              and k not in SUMMARY_COLUMNS]  # every swept setting, as a column
-    wide_console().print(summary_table(rows, first=("job", *swept)))
-    console.print(f"wrote {len(rows)} results and summary.parquet to {args.out}")
+    resumed = sum(bool(r["resumed"]) for r in rows)
+    if len(rows) <= MAX_TABLE_ROWS:
+        wide_console().print(summary_table(rows, first=("job", *swept)))
+    console.print(f"{len(rows):,} results in {args.out} ({len(rows) - resumed:,} computed, "
+                  f"{resumed:,} resumed) and summary.parquet"
+                  + ("" if len(rows) <= MAX_TABLE_ROWS else
+                     f"; the table: bandsim results {args.out}"), highlight=False)
     return 0
 
 

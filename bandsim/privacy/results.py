@@ -27,6 +27,7 @@ import numpy as np
 from ..registry import get_mechanism
 from . import audit as A
 from .participation import per_user_text, releases_of
+from .auditcache import audit_key, cached
 from .pmf import PmfTooLarge
 
 #: Most points an audit may evaluate at simulation time: (pure DP, Rényi) (≲ 1 s).
@@ -126,15 +127,9 @@ def result_privacy(algo, params, plan, horizon, audit=True):
         claim["audit"] = info
         return claim
     try:
-        rep = _cached_audit(spec, batch, algo.name, fold_max)
+        info.update(_cached_audit(spec, batch, algo.name, fold_max))
     except PmfTooLarge as e:  # an exact law too large to tabulate: no audit, no crash
         info["skipped"] = f"the exact law is too large to tabulate ({e}); `bandsim audit` exits 2"
-        claim["audit"] = info
-        return claim
-    h = rep.rows[rep.headline]
-    info.update(quantity=h.quantity, claimed=_json_safe(h.claimed), exact=_json_safe(h.exact),
-                worst_exact_over_claimed=_json_safe(rep.worst_ratio),
-                verdict=rep.verdict(), passed=rep.passed, seconds=round(rep.seconds, 4))
     claim["audit"] = info
     return claim
 
@@ -143,11 +138,22 @@ _AUDITS = {}
 
 
 def _cached_audit(spec, batch, algorithm, fold_max):
-    """One exact audit per distinct batch (a sweep audits each batch once)."""
-    key = (spec.name, algorithm, repr(batch), fold_max)
+    """The audit's headline of one batch, computed once per distinct batch and code, in
+    this process and across processes (:mod:`bandsim.privacy.auditcache`)."""
+    audit = A.audit_of(spec)[0]
+    key = audit_key(spec.name, audit, batch, algorithm, fold_max)
     if key not in _AUDITS:
-        _AUDITS[key] = A.audit_of(spec)[0](batch, algorithm, fold_max)
-    return _AUDITS[key]
+        def compute():
+            rep = audit(batch, algorithm, fold_max)
+            h = rep.rows[rep.headline]
+            return dict(quantity=h.quantity, claimed=_json_safe(h.claimed),
+                        exact=_json_safe(h.exact),
+                        worst_exact_over_claimed=_json_safe(rep.worst_ratio),
+                        verdict=rep.verdict(), passed=rep.passed,
+                        seconds=round(rep.seconds, 4))
+
+        _AUDITS[key] = cached(key, compute)
+    return dict(_AUDITS[key])
 
 
 __all__ = ["CHEAP_POINTS", "result_privacy"]

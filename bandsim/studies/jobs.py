@@ -1,41 +1,69 @@
-"""Run many simulations: locally with a progress bar, or on a Dask cluster.
+"""Run many simulations: locally with one progress bar, or on a Dask cluster.
 
-Every job is the keyword set of one :func:`bandsim.simulate` call. All jobs
-are validated (``prepare``, with a progress bar) before any of them runs, so a
-typo in the last configuration of a sweep fails at once; identical plans are
-computed once. Each job carries its seed, so a job's result is the same bit
-for bit on any backend and any worker.
+Every job is the keyword set of one :func:`bandsim.simulate` call. Before any
+job runs, every distinct algorithm × instance × reward model of the study is
+validated (a typo in the last configuration fails at once, in one line); each
+job is then planned just before it runs and dropped after, so memory does not
+grow with the number of jobs, and identical plans are computed once
+(:mod:`bandsim.plancache`). Each job carries its seed, so a job's result is the
+same bit for bit on any backend and any worker. Dask workers whose
+environment (bandsim version, kernel digest, numpy, numba) differs from this
+process's are refused before they run a job.
+
+Progress is one bar for the whole study (jobs done, rate, time left); with
+``verbose`` one line per finished job is printed above it.
 """
+import json
 import time
+from concurrent.futures import CancelledError
+from contextlib import nullcontext
+from pathlib import Path
 
 from ..errors import ConfigError
 from ..plancache import caching
 from ..runner import prepare
-from .store import save_result
+from .store import StudyFailed, environment, save_result
 
 BACKENDS = ("local", "dask")
 
 
-def _run_one(job, path=None):
+class EnvironmentMismatch(RuntimeError):
+    """A Dask worker's environment differs from the client's (one line, the fields)."""
+
+
+def _mismatch(theirs, ours):
+    return [(k, theirs.get(k), ours.get(k)) for k in sorted(set(ours) | set(theirs))
+            if theirs.get(k) != ours.get(k)]
+
+
+def _run_one(job, path=None, env=None):
     """Simulate one job (a dict or a Prepared; runs on a Dask worker).
 
     Returns ``(Result, seconds)``, or ``(Outcome, seconds)`` after writing the
     result to ``path`` (so only the summary and mean curve travel back).
+
+    Raises
+    ------
+    EnvironmentMismatch
+        ``env`` (the client's :func:`bandsim.studies.store.environment`) is
+        given and differs from this process's; nothing is run.
     """
+    if env is not None:
+        diff = _mismatch(environment(), env)
+        if diff:
+            raise EnvironmentMismatch("; ".join(f"{k} {a} on the worker, {b} on the client"
+                                                for k, a, b in diff))
     t0 = time.perf_counter()
     prep = prepare(**job) if isinstance(job, dict) else job
     res = prep.run()
     seconds = time.perf_counter() - t0
     if path is None:
         return res, seconds
-
     return save_result(res, path, seconds), seconds
 
 
 def job_instance(job):
     """Short name of a job's instance: its name, instance-file stem, or ``means``."""
-    from pathlib import Path
-
     if job.get("instance_file"):
         return Path(job["instance_file"]).stem
     return job.get("instance") or "means"
@@ -48,16 +76,44 @@ def _label(job):
     return f"{job['algorithm']} {name}" + (f" ε={eps:g}" if eps is not None else "") + extra
 
 
+def _signature(job):
+    """What decides whether a job can be planned, besides its parameters (checked per job)."""
+    return json.dumps({k: job.get(k) for k in ("algorithm", "instance", "arms", "rewards",
+                                                "sigma", "means", "instance_file")},
+                      sort_keys=True, default=str)
+
+
+def validate(jobs, bar=None):
+    """Plan one run of every distinct algorithm × instance × rewards of ``jobs``.
+
+    Raises
+    ------
+    ConfigError
+        The first invalid job (before any job runs).
+    """
+    seen = set()
+    task = bar.add_task(f"checking {len(jobs):,} jobs", total=len(jobs)) if bar else None
+    for n, job in enumerate(jobs):
+        sig = _signature(job)
+        if sig not in seen:
+            seen.add(sig)
+            prepare(**{**job, "runs": 1})
+        if bar is not None and (n % 256 == 255 or n == len(jobs) - 1):
+            bar.update(task, completed=n + 1)
+    if bar is not None:
+        bar.remove_task(task)
+
+
 def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None,
-             paths=None):
+             paths=None, total=None, verbose=False):
     """Simulate every job; yield ``(index, result, seconds)`` as each finishes.
 
     Parameters
     ----------
-    jobs : list of dict
+    jobs : sequence of dict
         Keyword arguments of :func:`bandsim.simulate` (``algorithm`` included).
     console : rich.console.Console, optional
-        Where the progress bars go (planning, then simulation; none if omitted).
+        Where the progress bar goes (none if omitted).
     backend : {"local", "dask"}
         ``local`` runs the jobs one after the other, each on the runner's
         thread pool; ``dask`` submits one task per job to a
@@ -66,60 +122,61 @@ def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None
         Address of the Dask scheduler (``tcp://host:8786``); a local
         in-process cluster when omitted.
     labels : list of str, optional
-        Progress-bar labels, one per job.
+        Per-job labels (``verbose`` lines).
     paths : list of path, optional
         Write job i's result to ``paths[i]`` (atomically) and yield its
-        :class:`bandsim.store.Outcome` (summary and mean curve) instead of the
-        Result. On the in-process Dask cluster the workers write the files;
-        with a remote scheduler the result comes back and is written here.
-
-    Notes
-    -----
-    Jobs are planned (validated) before any runs, with a progress bar, and
-    identical plans are computed once (:mod:`bandsim.plancache`).
+        :class:`bandsim.studies.store.Outcome` (summary and mean curve)
+        instead of the Result. On the in-process Dask cluster the workers
+        write the files; with a remote scheduler the result comes back and is
+        written here.
+    total : int, optional
+        ``len(jobs)``.
+    verbose : bool
+        One line per finished job above the bar.
 
     Raises
     ------
     ConfigError
-        If any job is invalid (before any job runs).
+        If any job is invalid (before any job runs), or a Dask worker runs
+        another environment (before any job is submitted).
     ImportError
         If ``backend="dask"`` and dask.distributed is not installed.
     """
-
     if backend not in BACKENDS:
         raise ConfigError("backend", backend, f"must be one of {', '.join(BACKENDS)}")
-    labels = labels or [_label(j) for j in jobs]
-    if not jobs:
+    n = len(jobs) if total is None else total
+    if not n:
         return
+    label = (lambda i: labels[i]) if labels else (lambda i: _label(jobs[i]))
     with caching():
-        # the first job is validated before any bar is drawn, so bad input is one line
-        prepared = [prepare(**jobs[0])]
+        prepare(**jobs[0])  # the first job fails in one line before any bar is drawn
         bar = _progress(console)
         with bar:
-            plan_task = bar.add_task(f"planning {len(jobs)} jobs", total=len(jobs),
-                                     completed=1)
-            for job in jobs[1:]:
-                prepared.append(prepare(**job))
-                bar.advance(plan_task)
-            if backend == "local":
-                yield from _run_local(prepared, paths, labels, bar)
-                return
-            yield from _run_dask(prepared, paths, scheduler, bar)
+            validate(jobs, bar if n > 1 else None)
+            task = bar.add_task(f"{n:,} jobs" + (" on dask" if backend == "dask" else ""),
+                                total=n)
+            run = _run_local if backend == "local" else _run_dask
+            for i, res, seconds in run(jobs, paths, scheduler, bar, task):
+                if verbose and console is not None:
+                    console.print(f"{label(i)}: {seconds:.2f} s", highlight=False, markup=False)
+                yield i, res, seconds
 
 
-def _run_local(prepared, paths, labels, bar):
-    for i in range(len(prepared)):
-        prep, prepared[i] = prepared[i], None  # keep no plan longer than needed
-        task = bar.add_task(labels[i], total=prep.config["runs"])
+def _run_local(jobs, paths, scheduler, bar, task):
+    for i, job in enumerate(jobs):
+        prep = prepare(**job)
+        runs = prep.config["runs"]
         t0 = time.perf_counter()
-        res = prep.run(progress=lambda n, task=task: bar.update(task, completed=n))
+        res = prep.run(progress=lambda k, i=i: bar.update(task, completed=i + k / runs))
+        del prep  # keep no plan or instance longer than needed
         seconds = time.perf_counter() - t0
         if paths is not None:
             res = save_result(res, paths[i], seconds)
+        bar.update(task, completed=i + 1)
         yield i, res, seconds
 
 
-def _run_dask(prepared, paths, scheduler, bar):
+def _run_dask(jobs, paths, scheduler, bar, task):
     try:
         import dask.distributed  # noqa: F401
     except ImportError as e:  # pragma: no cover - depends on the extra
@@ -133,40 +190,97 @@ def _run_dask(prepared, paths, scheduler, bar):
     if scheduler is None:  # our own cluster: no warnings when Ctrl-C cancels its tasks
         log.setLevel(logging.ERROR)
     try:
-        yield from _submit_all(prepared, paths, scheduler, bar, on_workers)
+        yield from _submit_all(jobs, paths, scheduler, bar, task, on_workers)
     finally:
         log.setLevel(level)
 
 
-def _submit_all(prepared, paths, scheduler, bar, on_workers):
-    from contextlib import nullcontext
+def check_workers(client, scheduler=None):
+    """Refuse (one line) if any Dask worker's environment differs from this process's.
 
+    Parameters
+    ----------
+    client : dask.distributed.Client
+        Anything with ``run(function) -> {worker: value}``.
+
+    Raises
+    ------
+    ConfigError
+        Names the first worker and the fields that differ.
+    """
+    ours = environment()
+    for worker, theirs in sorted(client.run(environment).items()):
+        diff = _mismatch(theirs, ours)
+        if diff:
+            what = "; ".join(f"{k} {a} there, {b} here" for k, a, b in diff)
+            raise ConfigError("scheduler", scheduler or "in-process",
+                              f"worker {worker} runs another environment ({what}); its "
+                              "results would not match their keys: install the same "
+                              "bandsim, numpy and numba on every worker")
+
+
+def _submit_all(jobs, paths, scheduler, bar, task, on_workers):
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = (nullcontext(None) if scheduler else
                LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
                             dashboard_address=None))
+    lost = (OSError, TimeoutError, CancelledError)
+    try:
+        from distributed.scheduler import KilledWorker
+
+        lost = lost + (KilledWorker,)
+    except ImportError:  # pragma: no cover
+        pass
     with cluster as c, Client(scheduler or c) as client:
-        task = bar.add_task(f"{len(prepared)} jobs on dask", total=len(prepared))
+        check_workers(client, scheduler)
+        env = environment()
         futures = {}
-        for i in range(len(prepared)):
-            path = str(paths[i]) if on_workers else None
-            futures[client.submit(_run_one, prepared[i], path, pure=False)] = i
-            prepared[i] = None
-        for fut in as_completed(futures):
-            i = futures.pop(fut)
-            res, seconds = fut.result()
-            fut.release()  # the cluster forgets the result at once
-            if paths is not None and not on_workers:
-                res = save_result(res, paths[i], seconds)
-            bar.advance(task)
-            yield i, res, seconds
+        try:
+            for i, job in enumerate(jobs):
+                path = str(paths[i]) if on_workers else None
+                futures[client.submit(_run_one, job, path, env, pure=False)] = i
+            done = 0
+            for fut in as_completed(futures):
+                i = futures.pop(fut)
+                res, seconds = fut.result()
+                fut.release()  # the cluster forgets the result at once
+                if paths is not None and not on_workers:
+                    res = save_result(res, paths[i], seconds)
+                done += 1
+                bar.update(task, completed=done)
+                yield i, res, seconds
+        except EnvironmentMismatch as e:
+            raise StudyFailed(f"a Dask worker joined with another environment ({e})", 0, 0) \
+                from None
+        except lost as e:
+            if paths is not None and not on_workers and isinstance(e, OSError) \
+                    and getattr(e, "errno", None):
+                raise  # our own disk, not the cluster
+            raise StudyFailed(f"the Dask scheduler or its workers were lost "
+                              f"({type(e).__name__})", 0, 0) from None
+
+
+class _Rate:
+    """A rich column: jobs per second (or seconds per job)."""
+
+    def __call__(self):
+        from rich.progress import ProgressColumn
+        from rich.text import Text
+
+        class Rate(ProgressColumn):
+            def render(self, task):
+                s = task.speed
+                if not s:
+                    return Text("")
+                return Text(f"{s:,.1f} jobs/s" if s >= 1 else f"{1 / s:,.1f} s/job")
+
+        return Rate()
 
 
 def _progress(console):
-    from contextlib import nullcontext
-
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
 
     if console is None:
         class Silent(nullcontext):
@@ -176,9 +290,9 @@ def _progress(console):
             def update(self, *a, **k):
                 pass
 
-            advance = update
+            advance = remove_task = update
 
         return Silent()
-    return Progress(TextColumn("{task.description}"), BarColumn(),
-                    TextColumn("{task.completed:,}/{task.total:,}"), TimeElapsedColumn(),
-                    console=console, transient=False)
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    _Rate()(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                    console=console, transient=False, refresh_per_second=4)

@@ -15,7 +15,8 @@ from .figures import FIGURES
 from .plots import (XSCALES, check_figure_options, check_out_dir, count_text, figure_grid,
                     plot_curve, plot_level, plot_points, provenance, round_axis, save,
                     shared_legend)
-from .store import dumps, exact, run_stored, slot_name
+from .store import dumps, exact, slot_name
+from .studydir import run_stored
 
 
 def figure_jobs(figure, runs=None, horizon=None, seed=1, instance_file=None, threads=None):

@@ -7,7 +7,11 @@ A study (a sweep or a figure) is a list of jobs, each the keyword set of one
   numbers — algorithm, every algorithm parameter with its default filled in,
   the instance (name, K, reward model, σ of Gaussian rewards, explicit means,
   or the SHA-256 of an instance file), horizon, runs, root seed, the
-  checkpoint times — and the bandsim version (:func:`identity`);
+  checkpoint times — and the code and environment that compute them: the
+  bandsim version, the SHA-256 of the kernel sources, the numpy and numba
+  versions and, for plug-ins, their provenance as every result records it
+  (``config["plugins"]``: distribution, version and SHA-256 of the plug-in's
+  sources, :func:`bandsim.registry.plugin_provenance`; :func:`identity`);
 - a **key**: the SHA-256 of the identity's canonical JSON (floats written
   exactly, so ε = 0.1 and 0.1000001 differ; :func:`key`);
 - a **file**: ``DIR/<slot>--<key[:12]>.parquet``, where the slot is the job's
@@ -20,23 +24,35 @@ only if the stored identity equals the asked one. A file in the job's slot
 that holds another configuration (the study changed: another horizon, runs,
 seed, version, parameter…) is refused with one :class:`~bandsim.ConfigError`
 that names what differs, unless ``overwrite=True``, which deletes it and
-recomputes. An unreadable file (a truncated write of an older bandsim, a
-damaged disk) is reported and its job redone. Every file is written through
-:mod:`bandsim.atomic`, so a killed study leaves no partial result.
+recomputes. Every file carries Parquet page checksums and the SHA-256 of its
+data (:meth:`bandsim.Result.to_parquet`); a file that fails them, or whose
+content key differs from the key in its name, is reported and its job redone.
+Every file is written through :mod:`bandsim.atomic`, so a killed study leaves
+no partial result.
 
-Interruptions: :func:`run_stored` turns Ctrl-C into :class:`Interrupted`,
-which carries how many jobs are done and how many are left; the command line
-prints that and the command that resumes.
+The directory itself — its lock, its manifest (the study and the environment
+it was computed in) and its index — is :mod:`bandsim.studies.studydir`.
+
+Interruptions: a study turns Ctrl-C into :class:`Interrupted` and a failure of
+the disk or of the Dask cluster into :class:`StudyFailed`; both carry how many
+jobs are done and how many are left, and the command line prints that and
+the command that resumes.
 """
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+import numba
 import numpy as np
 
-from ..errors import ConfigError
-from ..results import json_safe
+from .. import registry
+from .._version import __version__
+from ..datasets.files import sha256
+from ..errors import ConfigError, check_int
+from ..kernels import _jit as jit
+from ..results import Z95, Result, json_safe
+from ..runner import MAX_HORIZON, resolve_checkpoints
 
 #: Keys of a job that are run settings, not algorithm parameters.
 RUN_KEYS = {"instance", "arms", "horizon", "runs", "seed", "rewards", "sigma", "means",
@@ -52,11 +68,38 @@ class Interrupted(KeyboardInterrupt):
         super().__init__(f"{done} of {total} jobs done, {total - done} left")
 
 
+class StudyFailed(RuntimeError):
+    """A study stopped by its surroundings (full or read-only disk, vanished
+    output, lost Dask scheduler): ``done`` of ``total`` jobs are stored.
+
+    Attributes
+    ----------
+    reason : str
+        One line: what failed (e.g. ``writing out/: No space left on device``).
+    done, total, left : int
+    """
+
+    def __init__(self, reason, done, total):
+        self.reason, self.done, self.total, self.left = reason, done, total, total - done
+        super().__init__(f"{reason}: {done} of {total} jobs done, {total - done} left")
+
+
+def environment():
+    """What besides the configuration decides a result's numbers.
+
+    Returns
+    -------
+    dict
+        ``version`` (bandsim), ``kernels`` (SHA-256 of the kernel sources,
+        :data:`bandsim.kernels._jit.SOURCE_DIGEST`), ``numpy``, ``numba``.
+    """
+    return {"version": __version__, "kernels": jit.SOURCE_DIGEST, "numpy": np.__version__,
+            "numba": numba.__version__}
+
+
 # ----------------------------------------------------------------------------- identity
 
 def _sha256_file(path, _cache={}):
-    from ..datasets.files import sha256
-
     p = Path(path).resolve()
     try:
         st = p.stat()
@@ -87,10 +130,6 @@ def identity(job):
     ConfigError
         Invalid algorithm, parameter, horizon, runs, seed or checkpoints.
     """
-    from .. import __version__, registry
-    from ..errors import check_int
-    from ..runner import MAX_HORIZON, resolve_checkpoints
-
     algo = registry.get_algorithm(job["algorithm"])
     horizon = check_int("horizon", job.get("horizon"), 2, MAX_HORIZON)
     params = {k: v for k, v in job.items()
@@ -100,10 +139,13 @@ def identity(job):
         "params": algo.resolve(params, horizon),
         "horizon": horizon,
         "runs": check_int("runs", job.get("runs", 1000), 1, 10**8),
-        "seed": check_int("seed", job.get("seed"), 0),
-        "checkpoints": resolve_checkpoints(job.get("checkpoints"), horizon).tolist(),
-        "version": __version__,
+        "seed": check_int("seed", job.get("seed"), 0, 2**63 - 1),
+        "checkpoints": _checkpoints(job.get("checkpoints"), horizon, resolve_checkpoints),
+        **environment(),
     }
+    plugins = registry.plugin_provenance(algo)
+    if plugins:  # as the simulation records it in config["plugins"] (identity_of)
+        ident["plugins"] = plugins
     if job.get("instance_file") is not None:
         ident["instance_file"] = _sha256_file(job["instance_file"])
         return ident
@@ -121,6 +163,19 @@ def identity(job):
     return ident
 
 
+def _checkpoints(spec, horizon, resolve, _cache={}):
+    """``resolve_checkpoints(spec, horizon)`` as a list, memoized (a study asks it per job)."""
+    try:
+        k = (json.dumps(spec), horizon)
+    except TypeError:  # e.g. a numpy array
+        return resolve(spec, horizon).tolist()
+    if k not in _cache:
+        if len(_cache) > 4096:
+            _cache.clear()
+        _cache[k] = resolve(spec, horizon).tolist()
+    return list(_cache[k])
+
+
 def identity_of(config, checkpoints, versions):
     """The identity of a stored result, from what the simulation recorded.
 
@@ -131,6 +186,9 @@ def identity_of(config, checkpoints, versions):
     checkpoints : sequence of int
     versions : dict
         ``Result.versions``.
+
+    Plug-in provenance is ``config["plugins"]``, recorded by the simulation
+    (:func:`bandsim.registry.plugin_provenance`), the same source :func:`identity` asks.
     """
     ident = {
         "algorithm": config["algorithm"],
@@ -140,7 +198,12 @@ def identity_of(config, checkpoints, versions):
         "seed": int(config["seed"]),
         "checkpoints": [int(c) for c in checkpoints],
         "version": versions.get("bandsim"),
+        "kernels": versions.get("kernels_source"),
+        "numpy": versions.get("numpy"),
+        "numba": versions.get("numba"),
     }
+    if config.get("plugins"):
+        ident["plugins"] = config["plugins"]
     if config.get("instance_file"):
         ident["instance_file"] = config["instance_file"].get("sha256")
         return ident
@@ -194,7 +257,7 @@ def _show(v):
 # ----------------------------------------------------------------------------- files
 
 def read_identity(path):
-    """The identity of a result file, from its Parquet footer only.
+    """The identity of a result file, from its Parquet footer only (no checksum verified).
 
     Raises
     ------
@@ -214,14 +277,63 @@ def read_identity(path):
             from None
 
 
+def name_key(path):
+    """The key prefix in a store file's name (``slot--<key[:12]>.parquet``), or None."""
+    stem = Path(path).name[:-len(".parquet")]
+    k = stem.rpartition(SEP)[2] if SEP in stem else ""
+    return k if len(k) == 12 and all(c in "0123456789abcdef" for c in k) else None
+
+
+def verify(path, *, strict=True):
+    """Read a whole result file, verifying it; return ``(Result, key)``.
+
+    Parameters
+    ----------
+    path : path
+    strict : bool
+        Also refuse a file without a data SHA-256 (written by an older
+        bandsim; the store redoes those).
+
+    Raises
+    ------
+    ValueError
+        One line naming the file and what is wrong: unreadable, a page
+        checksum or the data SHA-256 fails (:class:`bandsim.results.CorruptResult`),
+        no checksum (``strict``), or the content key differs from the key
+        in the file's name.
+    """
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    try:
+        res = Result.from_parquet(path)
+        if strict and b"bandsim.sha256" not in (pq.read_schema(path).metadata or {}):
+            raise ValueError("no data checksum (written by an older bandsim)")
+        k = key(identity_of(res.config, res.checkpoints, res.versions))
+    except Exception as e:  # noqa: BLE001 - any failure means "not a readable result"
+        msg = str(e).replace(f"{path}: ", "").replace(str(path), "the file")
+        raise ValueError(f"{path.name}: {msg or type(e).__name__}") from None
+    named = name_key(path)
+    if named is not None and named != k[:12]:
+        raise ValueError(f"{path.name}: its content has key {k[:12]}, not the key in its name")
+    return res, k
+
+
 def result_files(directory):
     """Every bandsim result file under ``directory`` (recursively), sorted."""
     d = Path(directory)
     return sorted(p for p in d.rglob("*.parquet")
-                  if p.name != "summary.parquet" and not p.name.startswith("."))
+                  if p.name not in NOT_RESULTS and not p.name.startswith("."))
 
 
-@dataclass
+#: Parquet files a study directory holds that are not single results.
+NOT_RESULTS = {"summary.parquet", "consolidated.parquet"}
+
+
+#: Parts of a result's configuration an Outcome does not keep (in the file only).
+SLIM = ("stages", "privacy", "samplers")
+
+
 class Outcome:
     """What a study keeps of a result in memory: its summary and mean curve.
 
@@ -232,57 +344,79 @@ class Outcome:
     checkpoints : int64 (C,)
     mean, half95 : float64 (C,)
         Mean pseudo-regret over runs and the half-width of its 95 % interval
-        (NaN with one run).
+        (NaN with one run). An outcome taken from a study's index reads them
+        from its file (verified) the first time they are asked for.
     config : dict
-        The result's configuration without its per-stage tables.
+        The result's configuration without its per-stage tables, privacy
+        report and sampler provenance (:data:`SLIM`).
+    version : str
+        bandsim version that computed it.
     """
 
-    summary: dict
-    checkpoints: np.ndarray
-    mean: np.ndarray
-    half95: np.ndarray
-    config: dict = field(default_factory=dict)
+    def __init__(self, summary, checkpoints=None, mean=None, half95=None, config=None,
+                 version=None, path=None):
+        self.summary, self.config, self.version, self.path = summary, config or {}, version, path
+        self._curve = None if mean is None else (checkpoints, mean, half95)
+
+    def _load(self):
+        if self._curve is None:
+            res, _ = verify(self.path, strict=False)
+            self._curve = Outcome.of(res)._curve
+        return self._curve
+
+    checkpoints = property(lambda self: self._load()[0])
+    mean = property(lambda self: self._load()[1])
+    half95 = property(lambda self: self._load()[2])
 
     @classmethod
     def of(cls, res):
-        from ..results import Z95
-
         y = res.pseudo_regret
         half = (Z95 * y.std(axis=0, ddof=1) / np.sqrt(y.shape[0]) if y.shape[0] > 1
                 else np.full(y.shape[1], np.nan))
         s = res.summary()
         s.pop("pulls_mean", None)
         s["seed"] = res.config.get("seed")
-        config = {k: v for k, v in res.config.items() if k != "stages"}
-        return cls(s, res.checkpoints.copy(), y.mean(axis=0), half, config)
+        config = {k: v for k, v in res.config.items() if k not in SLIM}
+        return cls(s, res.checkpoints.copy(), y.mean(axis=0), half, config,
+                   res.versions.get("bandsim"))
+
+    def forget_curve(self, path):
+        """Drop the curve (read again from ``path`` if asked): a study of 10⁵ jobs keeps
+        only summaries in memory."""
+        self.path, self._curve = path, None
+
+    def record(self):
+        """The JSON-able part a study's index keeps (no curve)."""
+        return {"summary": self.summary, "config": self.config, "version": self.version}
 
 
-def save_result(res, path, seconds=None):
-    """Write ``res`` to ``path`` atomically and return its :class:`Outcome`."""
-    from ..atomic import remove_leftovers
+    @classmethod
+    def from_record(cls, rec, path):
+        return cls(dict(rec["summary"]), config=rec["config"], version=rec["version"],
+                   path=path)
 
-    remove_leftovers(path)
-    res.to_parquet(path)
+
+def save_result(res, path, seconds=None, durable=False):
+    """Write ``res`` to ``path`` atomically and return its :class:`Outcome`.
+
+    Not fsync'ed unless ``durable``: a study syncs its files in batches before
+    its index records them (:meth:`bandsim.studies.studydir.StudyDir.commit`).
+    """
+    res.to_parquet(path, durable=durable)
     out = Outcome.of(res)
     out.summary["seconds"] = seconds
     return out
 
 
 def load_outcome(path):
-    """The :class:`Outcome` of a stored result file (raises ValueError if unreadable)."""
-    from ..results import Result
-
-    try:
-        res = Result.from_parquet(path)
-    except Exception as e:  # noqa: BLE001
-        raise ValueError(f"{path}: not a readable bandsim result ({type(e).__name__}: {e})") \
-            from None
+    """The :class:`Outcome` of a stored result file, verified (raises ValueError if not)."""
+    res, _ = verify(path, strict=False)
     return Outcome.of(res)
 
 
 @dataclass
 class Entry:
-    """One job of a study in the store."""
+    """One job of a study in the store: its slot, file, key and whether it is done."""
 
     index: int
     slot: str
@@ -306,158 +440,6 @@ def slot_name(text):
     while SEP in s:
         s = s.replace(SEP, "-")
     return s.strip("-.") or "job"
-
-
-def check(jobs, slots, directory, *, overwrite=False):
-    """Match a study's jobs against a directory.
-
-    Parameters
-    ----------
-    jobs : list of dict
-        simulate() keyword sets with integer seeds.
-    slots : list of str
-        One readable, unique name per job.
-    directory : path
-    overwrite : bool
-        Delete stored results of other configurations in a job's slot and
-        recompute, instead of refusing.
-
-    Returns
-    -------
-    list of Entry
-        ``done`` is True for jobs whose stored result has exactly their identity.
-
-    Raises
-    ------
-    ConfigError
-        A slot holds a result of another configuration and ``overwrite`` is
-        False; the message names the differing fields (first job shown) and
-        how many jobs are affected.
-    """
-    from ..atomic import remove_leftovers
-
-    directory = Path(directory)
-    if len(set(slots)) != len(slots):
-        dup = next(s for s in slots if slots.count(s) > 1)
-        raise ConfigError("job", dup, "two jobs of the study have the same name")
-    entries, conflicts, stale = [], [], []
-    for i, (job, slot) in enumerate(zip(jobs, slots)):
-        ident = identity(job)
-        k = key(ident)
-        path = directory / f"{slot}{SEP}{k[:12]}.parquet"
-        e = Entry(i, slot, path, ident, k)
-        remove_leftovers(path)
-        others = [p for p in directory.glob(f"{slot}{SEP}*.parquet") if p != path]
-        legacy = directory / f"{slot}.parquet"  # named by bandsim < the store
-        if legacy.exists():
-            others.append(legacy)
-        for p in others:
-            try:
-                stored = read_identity(p)
-            except ValueError:
-                stale.append(p)
-                e.note = f"unreadable {p.name} removed"
-                continue
-            if stored == ident:  # same configuration, other name: adopt it
-                p.replace(path)
-                continue
-            conflicts.append((e, p, differences(stored, ident)))
-        if path.exists():
-            try:
-                stored = read_identity(path)
-                e.done = stored == ident
-                if not e.done:  # a truncated key collision: treat as another configuration
-                    conflicts.append((e, path, differences(stored, ident)))
-            except ValueError:
-                stale.append(path)
-                e.note = f"unreadable {path.name}: redone"
-        entries.append(e)
-    if conflicts and not overwrite:
-        e, p, diff = conflicts[0]
-        what = "; ".join(f"{f} {_show(s)} stored, {_show(a)} asked" for f, s, a in diff[:4])
-        fields = sorted({f for _, _, d in conflicts for f, _, _ in d})
-        raise ConfigError(
-            "--out", str(directory),
-            f"{len(conflicts)} stored result(s) were computed with another configuration "
-            f"(differing: {', '.join(fields)}; e.g. {p.name}: {what}); "
-            "rerun with --overwrite to recompute them, or choose another --out")
-    for p in stale + [p for _, p, _ in conflicts]:
-        p.unlink(missing_ok=True)
-    for e, p, _ in conflicts:
-        if p == e.path:
-            e.done = False
-    return entries
-
-
-def run_stored(jobs, slots, directory, *, overwrite=False, console=None, backend="local",
-               scheduler=None, labels=None, notes=None):
-    """Run the jobs of a study that the directory does not hold yet.
-
-    Parameters
-    ----------
-    jobs, slots, directory, overwrite
-        As :func:`check`.
-    console : rich.console.Console, optional
-        Progress (planning and simulation) and notes about redone files.
-    backend, scheduler
-        As :func:`bandsim.jobs.run_jobs`.
-    labels : list of str, optional
-        Progress labels.
-    notes : list, optional
-        Receives one line per unreadable file that was removed.
-
-    Returns
-    -------
-    entries : list of Entry
-    outcomes : list of Outcome
-        In job order; ``summary["resumed"]`` says whether it came from disk.
-
-    Raises
-    ------
-    ConfigError
-        See :func:`check`; invalid jobs (before any job runs).
-    Interrupted
-        On Ctrl-C, with the number of jobs done and left.
-    """
-    from .jobs import run_jobs
-
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    entries = check(jobs, slots, directory, overwrite=overwrite)
-    outcomes = [None] * len(jobs)
-    for e in entries:
-        if e.note:
-            if notes is not None:
-                notes.append(e.note)
-            if console is not None:
-                console.print(f"[yellow]note:[/] {e.note}")
-        if e.done:
-            try:
-                outcomes[e.index] = load_outcome(e.path)
-                outcomes[e.index].summary.update(resumed=True, seconds=None)
-            except ValueError as err:
-                e.done = False
-                e.path.unlink(missing_ok=True)
-                msg = f"{err}: redone"
-                if notes is not None:
-                    notes.append(msg)
-                if console is not None:
-                    console.print(f"[yellow]note:[/] {msg}")
-    todo = [e for e in entries if not e.done]
-    done = len(entries) - len(todo)
-    try:
-        for j, out, seconds in run_jobs([jobs[e.index] for e in todo], console=console,
-                                        backend=backend, scheduler=scheduler,
-                                        labels=[labels[e.index] for e in todo] if labels
-                                        else None,
-                                        paths=[e.path for e in todo]):
-            out.summary.update(resumed=False, seconds=seconds)
-            outcomes[todo[j].index] = out
-            todo[j].done = True
-            done += 1
-    except KeyboardInterrupt:
-        raise Interrupted(sum(e.done for e in entries), len(entries)) from None
-    return entries, outcomes
 
 
 def dumps(obj, **kw):

@@ -65,6 +65,12 @@ def data_digest(meta, arrays):
         ``bandsim.config``, ``bandsim.checkpoints``, ``bandsim.versions``.
     arrays : sequence of numpy.ndarray
         pseudo_regret, pulls, elimination_time, means (any dtype, C order).
+
+    Returns
+    -------
+    str
+        64 hex digits; stored in the file's schema metadata and compared on
+        every read (:class:`CorruptResult` on a mismatch).
     """
     import hashlib
 

@@ -176,7 +176,7 @@ def _table_spec(rows):
     same = {c: rows[0][c] for c in cols if c not in show and rows[0][c] is not None}
     over = ("replicates" if any((r.get("replicates") or 1) > 1 for r in rows) else "runs")
     title = f"final pseudo-regret (mean ± 95% CI over {over})"
-    caption = plain(", ".join(f"{k}={_fmt(v)}" for k, v in same.items())) or None
+    caption = ", ".join(f"{k}={_fmt(v)}" for k, v in same.items()) or None
     lead = [c for c in ("panel", "label", "job") if c in rows[0]]
     headers = lead + list(fixed) + show + ["regret", "Reg(T)/T", "file"]
     left = [c in lead + ["algorithm", "instance", "file"] for c in headers]
@@ -201,7 +201,7 @@ def results_table(rows):
     from rich.table import Table
 
     title, caption, headers, left, cells = _table_spec(rows)
-    t = Table(title=title, caption=caption)
+    t = Table(title=title, caption=plain(caption) if caption else None)
     for c, lj in zip(headers, left):
         t.add_column(c, justify="left" if lj else "right")
     for row in cells:
@@ -214,7 +214,18 @@ PLAIN_ROWS = 1000
 
 
 def plain_table(rows):
-    """The results table as plain aligned text (any number of rows, fast)."""
+    """The results table as plain aligned text (any number of rows, fast).
+
+    Parameters
+    ----------
+    rows : list of dict
+        From :func:`bandsim.studies.tables.collect` (or merged by ``aggregate``).
+
+    Returns
+    -------
+    str
+        The title, the header and one line per row, columns padded to width.
+    """
     title, caption, headers, left, cells = _table_spec(rows)
     widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
 
@@ -374,11 +385,26 @@ def interrupted(exc, argv, console):
 
 
 def failed(exc, argv, console):
-    """Print a study stopped by its surroundings in one line; return 1."""
+    """Print a study stopped by its surroundings (full disk, lost scheduler, …) in one line.
+
+    Parameters
+    ----------
+    exc : bandsim.studies.store.StudyFailed
+        What stopped it: ``reason``, jobs ``done``, ``left`` and ``total``.
+    argv : list of str or None
+        The command line (None: ``sys.argv``), repeated as the command that resumes.
+    console : rich.console.Console
+        Where the line goes (standard error).
+
+    Returns
+    -------
+    int
+        Exit status 1.
+    """
     command = shlex.join(["bandsim", *(sys.argv[1:] if argv is None else argv)])
-    console.print(f"[bold red]error:[/] {exc.reason}: {exc.done} of {exc.total} jobs done, "
+    console.print(f"[bold red]error:[/] {plain(exc.reason)}: {exc.done} of {exc.total} jobs done, "
                   f"{exc.left} left (stored results are intact); fix it and resume with: "
-                  f"{command}", soft_wrap=True, highlight=False)
+                  f"{plain(command)}", soft_wrap=True, highlight=False)
     return 1
 
 

@@ -138,7 +138,7 @@ class EpisodicIndex(Algorithm):
         rewards at time ``t``; ``c[0]`` is the engine's slot for the largest
         statistic, ``c[1:]`` the constants of ``constants``. Compiled
         against this signature when a plug-in registers.
-    constants : callable (params: dict) -> sequence of float, optional
+    constants : callable (params: dict, arms: int, horizon: int) -> sequence of float, optional
         ``c[1:]`` (default: ``[ε]``).
     ratio : float
         Episode ratio α (2: doubling).
@@ -180,7 +180,7 @@ class EpisodicIndex(Algorithm):
 
     def _plan(self, params, arms, horizon):
         eps = params["epsilon"]
-        tail = self.constants(params) if self.constants is not None else (eps,)
+        tail = self.constants(params, arms, horizon) if self.constants is not None else (eps,)
         privacy = laplace_claim(eps, self.source, "each episode's reward sum (episodes are "
                                 "disjoint)", 1.0 / eps)
         return EpisodicPlan(index=self.index, c=np.array([0.0, *tail], dtype=np.float64),

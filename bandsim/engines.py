@@ -95,8 +95,14 @@ def protocol_kernel(mechanism, name):
 
 def elimination_engine(mechanism):
     """The elimination engine (:func:`bandsim.kernels.elimination.run_shard`) for ``mechanism``:
-    ``engine(rng, shard, tables)``."""
-    return _with_hooks(elimination.run_shard, mechanism)
+    ``engine(rng, shard, tables, rec=None)`` (``rec``: a :class:`bandsim.kernels.record.Recorder`
+    in the whole-run privacy audit)."""
+    h = _hooks(mechanism)
+
+    def engine(rng, shard, tables, rec=None):
+        return elimination.run_shard(rng, shard, tables, h, rec)
+
+    return engine
 
 
 __all__ = ["clear", "elimination_engine", "hooks_for", "protocol_kernel", "secagg_kernel"]

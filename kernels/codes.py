@@ -35,3 +35,16 @@ SECAGG = (DIST_DP, DIST_RDP, DIST_CDP, CENTRAL, LOCAL, DIST_DP_SHUFFLE)
 # Pull orders inside a stage (kernels.regret).
 ROUND_ROBIN = 0
 BLOCKS = 1
+
+# Laws of a recorded release (kernels.record): how its value was drawn from its statistic.
+LAW_EXACT = 0          # the statistic itself (non-private)
+LAW_LAPLACE = 1        # statistic + continuous Laplace of the recorded scale
+LAW_SVT_THRESHOLD = 2  # an SVT instance's noisy threshold (statistic: the threshold)
+LAW_SVT_QUERY = 3      # an SVT instance's noisy query (tag: the instance)
+LAW_BATCH = 4          # one batch of the registered mechanism (tag: precision g, or 0)
+LAWS = {"exact": LAW_EXACT, "laplace": LAW_LAPLACE, "svt-threshold": LAW_SVT_THRESHOLD,
+        "svt-query": LAW_SVT_QUERY, "batch": LAW_BATCH}
+
+# Modes of a recorder (kernels.record).
+RECORD = 1
+REPLAY = 2

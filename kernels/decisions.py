@@ -45,7 +45,7 @@ from .regret import BLOCKS, advance, commit, start_run
 
 
 @jit
-def run_shard(rng, shard, tables, hooks):
+def run_shard(rng, shard, tables, hooks, rec):
     """Simulate a shard of runs of a batched decision rule (``hooks.decide``).
 
     Parameters
@@ -58,6 +58,8 @@ def run_shard(rng, shard, tables, hooks):
         mechanism's parameters for a batch of ``batch`` users) and ``c``.
     hooks : kernels.hooks.Hooks
         ``decide`` and the mechanism's plug-in kernels.
+    rec : kernels.record.Recorder or None
+        ``None`` in a simulation; a recorder in the whole-run privacy audit.
 
     Raises
     ------
@@ -104,6 +106,7 @@ def run_shard(rng, shard, tables, hooks):
                                      pulls)
                 t += L
                 if L == B:
-                    stat[a] += estimate(rng, mech, rcode, rpar[run, a], B, fpar, ipar, hooks)
+                    stat[a] += estimate(rng, mech, rcode, rpar[run, a], B, fpar, ipar, hooks, rec,
+                                        run, t - B, a)
                     cnt[a] += B
 

@@ -24,7 +24,7 @@ from .regret import advance, commit, start_run
 
 
 @jit
-def run_shard(rng, shard, tables, hooks):
+def run_shard(rng, shard, tables, hooks, rec):
     """Simulate a shard of independent runs of one elimination algorithm.
 
     Parameters
@@ -39,6 +39,9 @@ def run_shard(rng, shard, tables, hooks):
         A plug-in mechanism's first-class kernels (:mod:`kernels.hooks`);
         built-in mechanism codes never call them. Every mechanism, built-in or
         plug-in, runs this one compiled (and disk-cached) engine.
+    rec : kernels.record.Recorder or None
+        ``None`` in a simulation; a recorder in the whole-run privacy audit
+        (:mod:`kernels.record`: every batch and release logged).
 
     Fields used
     -----------
@@ -116,9 +119,10 @@ def run_shard(rng, shard, tables, hooks):
                 a = active[j]
                 if mech >= PLUGIN:  # the hooks never reach the built-in paths
                     x = plugin_estimate(rng, mech, rcode, rpar[r, a], n, fpar[s, k],
-                                        ipar[s, k], hooks)
+                                        ipar[s, k], hooks, rec, r, t, a)
                 else:
-                    x = batch_estimate(rng, mech, rcode, rpar[r, a], n, fpar[s, k], ipar[s, k])
+                    x = batch_estimate(rng, mech, rcode, rpar[r, a], n, fpar[s, k], ipar[s, k],
+                                       rec, r, t, a)
                 if cumulative:
                     sums[a] += x
                     counts[a] += n

@@ -33,13 +33,14 @@ import numpy as np
 
 from . import binary_summation
 from ._jit import jit
-from .codes import LAPLACE, NONE, PLUGIN, PLUGIN_SUM, RELEASE, SECAGG, SHUFFLE_BINARY
-from .rewards import batch_sum, binary_batch_sum
-from .secagg import batched_estimate, plugin_batched_estimate
+from .codes import (LAPLACE, LAW_BATCH, LAW_EXACT, LAW_LAPLACE, NONE, PLUGIN, PLUGIN_SUM,
+                    RELEASE, SECAGG, SHUFFLE_BINARY)
+from .record import hook_rng, rbits, rencoded, release, rsum
+from .secagg import batched_output, plugin_batched_output
 
 
 @jit
-def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
+def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm):
     """Analyzer's estimate of the sum of ``n`` rewards of one arm (float64), built-in codes.
 
     Parameters
@@ -56,6 +57,11 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
         Users in the batch.
     fpar : float64 (F,), ipar : int64 (I,)
         Mechanism parameters for this batch size.
+    rec : kernels.record.Recorder or None
+        ``None`` in a simulation; a recorder in the whole-run privacy audit
+        (the batch's rewards and its release go through :mod:`kernels.record`).
+    run, t0, arm : int64
+        The run, the pulls before the batch and the arm (what a recorder logs).
 
     Raises
     ------
@@ -63,20 +69,26 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
         For any other code.
     """
     if mech == NONE:
-        return batch_sum(rng, rcode, rpar, n)
+        s = rsum(rng, rec, run, t0, arm, rcode, rpar, n)
+        return release(rec, run, t0 + n, arm, n, LAW_EXACT, 0, s, 0.0, s)
     if mech == LAPLACE:
-        s = batch_sum(rng, rcode, rpar, n)
-        return s + rng.laplace(0.0, fpar[0])
+        s = rsum(rng, rec, run, t0, arm, rcode, rpar, n)
+        return release(rec, run, t0 + n, arm, n, LAW_LAPLACE, 0, s, fpar[0],
+                       s + rng.laplace(0.0, fpar[0]))
     if mech == SHUFFLE_BINARY:
-        return binary_summation.batch_estimate(rng, rcode, rpar, n, fpar[0])
+        k = rbits(rng, rec, run, t0, arm, rcode, rpar, n)
+        return release(rec, run, t0 + n, arm, n, LAW_BATCH, 0, k, fpar[0],
+                       binary_summation.batched_sum(rng, k, n, fpar[0]))
     for code in SECAGG:
         if mech == code:
-            return batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
+            x = rencoded(rng, rec, run, t0, arm, rcode, rpar, n, ipar[0])
+            return release(rec, run, t0 + n, arm, n, LAW_BATCH, ipar[0], x, fpar[0],
+                           batched_output(rng, mech, x, n, fpar, ipar))
     raise ValueError("batch_estimate: unknown mechanism code")
 
 
 @jit
-def plugin_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
+def plugin_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks, rec, run, t0, arm):
     """:func:`batch_estimate` of a plug-in mechanism code, through its first-class kernels.
 
     Parameters
@@ -92,20 +104,26 @@ def plugin_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
         For any other code, or a code whose hook is unbound.
     """
     if mech == PLUGIN:
-        return plugin_batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+        x = rencoded(rng, rec, run, t0, arm, rcode, rpar, n, ipar[0])
+        return release(rec, run, t0 + n, arm, n, LAW_BATCH, ipar[0], x, fpar[0],
+                       plugin_batched_output(rng, mech, x, n, fpar, ipar, hooks))
     if mech == PLUGIN_SUM:
-        return batch_sum(rng, rcode, rpar, n) + hooks.sum_noise(rng, n, fpar)
+        s = rsum(rng, rec, run, t0, arm, rcode, rpar, n)
+        return release(rec, run, t0 + n, arm, n, LAW_BATCH, 0, s, fpar[0],
+                       s + hooks.sum_noise(rng, n, fpar))
     if mech == RELEASE:
-        return hooks.release(rng, n, binary_batch_sum(rng, rcode, rpar, n), fpar)
+        k = rbits(rng, rec, run, t0, arm, rcode, rpar, n)
+        return release(rec, run, t0 + n, arm, n, LAW_BATCH, 0, k, fpar[0],
+                       hooks.release(hook_rng(rng, rec), n, k, fpar))
     raise ValueError("plugin_estimate: unknown plug-in mechanism code")
 
 
 @jit
-def estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
+def estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks, rec, run, t0, arm):
     """What every engine calls: built-in codes without the hooks, plug-in codes with them."""
     if mech >= PLUGIN:
-        return plugin_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
-    return batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
+        return plugin_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks, rec, run, t0, arm)
+    return batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm)
 
 
 @jit
@@ -114,7 +132,7 @@ def sample_estimates(rng, mech, rcode, rpar, n, fpar, ipar, size, hooks):
     sampled privacy audit of the engine's own estimator."""
     out = np.empty(size)
     for i in range(size):
-        out[i] = estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+        out[i] = estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks, None, 0, 0, 0)
     return out
 
 

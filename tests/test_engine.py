@@ -37,7 +37,7 @@ def test_regret_bookkeeping_is_exact_at_every_pull(order, horizon):
 
     run_shard(np.random.default_rng(0), make_shard(gaps, 0, rpar, horizon, cps, out, pulls, elim),
               EliminationTables(batch, width, np.int64(protocols.NONE), fpar, ipar,
-                                np.int64(order), False), unbound())
+                                np.int64(order), False), unbound(), None)
     seq = [a for s in range(50) for a in enumerate_order(order, [0, 1, 2], s + 1)][:horizon]
     expected = np.cumsum(gaps[0][seq])
     np.testing.assert_allclose(out[0], expected, rtol=0, atol=1e-12)

@@ -31,7 +31,8 @@ LAYERS = ("kernels", "core", "mechanisms", "privacy", "algorithms", "studies", "
 #: Sub-packages and modules whose layer is not "core".
 LAYER_OF = {
     "kernels": "kernels", "mechanisms": "mechanisms", "privacy": "privacy",
-    "algorithms": "algorithms", "runner": "algorithms", "studies": "studies", "cli": "cli",
+    "algorithms": "algorithms", "runner": "algorithms", "wholerun": "algorithms",
+    "studies": "studies", "cli": "cli",
     # the public facades import everything
     "__init__": "cli", "plugin": "cli",
 }

@@ -65,11 +65,12 @@ class Plan:
     privacy: dict = None
     mechanism: str = "none"
 
-    def run_shard(self, rng, shard):
-        """Simulate one shard of runs (:class:`bandsim.kernels.shard.Shard`) in place."""
+    def run_shard(self, rng, shard, rec=None):
+        """Simulate one shard of runs (:class:`bandsim.kernels.shard.Shard`) in place
+        (``rec``: a :class:`bandsim.kernels.record.Recorder` in the whole-run privacy audit)."""
         tables = EliminationTables(self.batch, self.width, np.int64(self.mech), self.fpar,
                                    self.ipar, np.int64(self.order), bool(self.cumulative))
-        elimination_engine(self.mechanism)(rng, shard, tables)
+        elimination_engine(self.mechanism)(rng, shard, tables, rec)
 
 
 #: Largest k·n (pulls of a stage) the engines' int64 arithmetic handles with room for

@@ -51,13 +51,13 @@ class DecisionPlan:
     privacy: dict = None
     shard_runs: int = DECISION_SHARD_RUNS
 
-    def run_shard(self, rng, shard):
-        """Simulate one shard of runs in place."""
+    def run_shard(self, rng, shard, rec=None):
+        """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""
         tables = DecisionTables(np.int64(self.batch[0, -1]), np.int64(self.mech),
                                 np.ascontiguousarray(self.fpar[0, -1]),
                                 np.ascontiguousarray(self.ipar[0, -1]),
                                 np.ascontiguousarray(self.c, dtype=np.float64))
-        run_shard(rng, shard, tables, hooks_for(self.mechanism, self.decide))
+        run_shard(rng, shard, tables, hooks_for(self.mechanism, self.decide), rec)
 
 
 def decision_plan(params, arms, horizon, *, decide, batch, c=(), mechanism="none"):

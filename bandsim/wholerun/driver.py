@@ -1,0 +1,116 @@
+"""Recorded runs of the real engines (:mod:`kernels.record`), the raw material of the audit.
+
+A :class:`Run` is one run of an algorithm's engine — the very kernel a
+simulation runs, in its recording specialisation — with everything it
+logged: its blocks (the reward draws: run, t0, arm, n), its releases (run,
+t, arm, n, law, tag, blocks before; true statistic, scale, value) and its
+outputs. :func:`play` runs one; the neighbouring pair of the audit is two
+calls that differ only in ``y``, the reward of the user in ``block``, the
+second a ``REPLAY`` whose releases are frozen to the first's values.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import registry
+from ..instances import make_instance
+from ..kernels import codes
+from ..kernels import record as R
+from ..kernels.shard import make_shard
+
+#: Releases (and blocks) a recorder holds at first; a run that logs more is replayed
+#: once with room for exactly what it logged.
+CAPACITY = 1 << 14
+
+
+@dataclass
+class Run:
+    """What one recorded run logged (see :class:`kernels.record.Recorder`).
+
+    Attributes
+    ----------
+    blocks : int64 (B, 4)
+        Per block: run, t0, arm, n.
+    rel : int64 (N, 7)
+        Per release: run, t, arm, n, law, tag, blocks drawn before it.
+    val : float64 (N, 3)
+        Per release: true statistic, scale, released value.
+    pulls, elim : int64 (K,)
+        N_a(T) and elimination times (−1: never).
+    regret : float64 (C,)
+        Pseudo-regret at the checkpoints.
+    """
+
+    blocks: np.ndarray
+    rel: np.ndarray
+    val: np.ndarray
+    pulls: np.ndarray
+    elim: np.ndarray
+    regret: np.ndarray
+
+    @property
+    def values(self):
+        """The released values, float64 (N,)."""
+        return self.val[:, R.VAL_VALUE]
+
+
+def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, seed=0,
+         mode=codes.RECORD, block=-1, y=0.0, frozen=None, mirror=False, checkpoints=64):
+    """One run of ``algorithm``'s engine in its recording specialisation.
+
+    Parameters
+    ----------
+    algorithm : str or Algorithm
+    params : dict
+        The algorithm's parameters (resolved by the declaration).
+    means : sequence of float (K,)
+        Arm means (location of the clipped Gaussian for ``rewards="gaussian"``).
+    horizon : int
+        T.
+    rewards : {"bernoulli", "gaussian", "categorical"}
+    sigma : float
+        σ of the clipped Gaussian.
+    seed : int
+        Seed of the run's generator (environment and noise) and of the
+        release hooks' own generator: the same seed gives the same stream.
+    mode : int
+        ``codes.RECORD`` or ``codes.REPLAY``.
+    block : int
+        The block whose one user has reward ``y`` (−1: none).
+    frozen : float64 (N,), optional
+        ``REPLAY``: the values to release (those of the recorded run).
+    mirror : bool
+        Mirror every other reward, x → 1 − x (the far replay of check (a)).
+    checkpoints : int
+        Checkpoints of the pseudo-regret (spread over [1, T]).
+
+    Returns
+    -------
+    Run
+
+    Raises
+    ------
+    TypeError
+        If the algorithm's engine has no recording mode (a plug-in's own engine).
+    """
+    algo = registry.get_algorithm(algorithm) if isinstance(algorithm, str) else algorithm
+    inst = make_instance(means=list(means), rewards=rewards, sigma=sigma)
+    resolved = algo.resolve(dict(params), horizon)
+    plan = algo.plan(resolved, inst.arms, horizon)
+    _, gaps, rcode, rpar = inst.per_run(1)
+    cps = np.unique(np.linspace(1, horizon, checkpoints).astype(np.int64))
+    capacity = CAPACITY
+    while True:
+        regret = np.zeros((1, cps.size))
+        pulls = np.zeros((1, inst.arms), np.int64)
+        elim = np.zeros((1, inst.arms), np.int64)
+        rec = R.recorder(mode, capacity, block=block, y=y, seed=seed, frozen=frozen,
+                         mirror=mirror)
+        plan.run_shard(np.random.default_rng(seed),
+                       make_shard(gaps, rcode, rpar, horizon, cps, regret, pulls, elim), rec)
+        nb, nr = int(rec.counts[R.N_BLOCKS]), int(rec.counts[R.N_RELEASES])
+        if nb <= capacity and nr <= capacity:
+            break
+        capacity = max(nb, nr)
+    return Run(rec.blk[:nb].copy(), rec.rel[:nr].copy(), rec.val[:nr].copy(), pulls[0],
+               elim[0], regret[0])

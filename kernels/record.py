@@ -1,0 +1,235 @@
+"""Recording mode of the engines: every release logged, one user's reward set, a replay frozen.
+
+Every engine takes a last argument ``rec``. In a simulation it is ``None``:
+each primitive below starts with ``if rec is None`` on its own argument,
+which Numba resolves while compiling (a ``None`` argument has its own type),
+so the production specialisation is the plain draw — the same machine code
+and the same random stream as without this module. The whole-run privacy
+audit (:mod:`bandsim.privacy.wholerun`) passes a :class:`Recorder` instead,
+which compiles a second specialisation of the same engine source that
+
+* logs every **block** — one call that draws the rewards of ``n`` consecutive
+  pulls ``t0 + 1 … t0 + n`` of one arm (a batch, an episode, one step);
+* sets the reward of **one user**: in block ``rec.block`` one of the ``n``
+  rewards is ``rec.y`` and the other ``n − 1`` are drawn as usual (the
+  neighbouring datasets D and D' differ only in ``rec.y``);
+* with ``rec.mirror``, mirrors every other reward, x → 1 − x (the same
+  draws, so the random stream stays aligned): a replay on this far dataset
+  with frozen releases must still take every decision of the recorded run —
+  control flow that reads anything but releases shows up there;
+* logs every **release** — the statistic before noise, the law and scale the
+  kernel used, the released value — and, in a ``REPLAY``, returns the value
+  recorded in the ``RECORD`` run instead of the fresh one (the releases are
+  frozen; the noise is still drawn, so the random stream stays aligned).
+
+Data-dependent release hooks (plug-in randomized response and the like)
+draw from ``rec.rng``, a generator of their own, so that a different true
+count cannot shift the environment's stream.
+
+Units of a statistic: reward units for sums of rewards, encoded units
+(precision g, tag) for SecAgg batches, ones for binary summation.
+
+References
+----------
+Cebere, Erb, Desfontaines, Bellet & Fitzsimons, "Privacy in Theory, Bugs in
+Practice: Grey-Box Auditing of Differential Privacy Libraries" (PETS 2026):
+record the releases of a run, replay it on a neighbouring input with the
+releases frozen.
+"""
+from typing import NamedTuple
+
+import numpy as np
+
+from ._jit import jit
+from .codes import REPLAY
+from .rewards import batch_sum, binary_batch_sum, draw, encode, encoded_sum
+
+#: Columns of ``Recorder.blk`` (int64).
+BLK_RUN, BLK_T0, BLK_ARM, BLK_N = 0, 1, 2, 3
+#: Columns of ``Recorder.rel`` (int64).
+REL_RUN, REL_T, REL_ARM, REL_N, REL_LAW, REL_TAG, REL_BLOCKS = 0, 1, 2, 3, 4, 5, 6
+#: Columns of ``Recorder.val`` (float64).
+VAL_TRUE, VAL_SCALE, VAL_VALUE = 0, 1, 2
+#: Entries of ``Recorder.counts`` (int64): blocks and releases seen (also past capacity).
+N_BLOCKS, N_RELEASES = 0, 1
+
+
+class Recorder(NamedTuple):
+    """What a recording engine logs, and what a replay returns.
+
+    Attributes
+    ----------
+    mode : int64
+        ``RECORD`` or ``REPLAY`` (:mod:`kernels.codes`).
+    block : int64
+        Index of the block holding the changed user (−1: no user is set).
+    y : float64
+        That user's reward in this run, in [0, 1].
+    mirror : bool
+        Mirror every other reward, x → 1 − x.
+    rng : numpy.random.Generator
+        The generator of data-dependent release hooks.
+    counts : int64 (2,)
+        Blocks and releases seen so far (they keep counting past capacity).
+    blk : int64 (B, 4)
+        Per block: run, t0 (pulls before it), arm, n.
+    rel : int64 (R, 7)
+        Per release: run, t (pulls so far), arm (−1: not one arm's), n (rewards
+        the statistic covers), law code, tag, blocks drawn before it.
+    val : float64 (R, 3)
+        Per release: the true statistic, the scale, the released value.
+    frozen : float64 (F,)
+        ``REPLAY``: release i returns ``frozen[i]`` (i < F).
+    """
+
+    mode: np.int64
+    block: np.int64
+    y: np.float64
+    mirror: bool
+    rng: object
+    counts: np.ndarray
+    blk: np.ndarray
+    rel: np.ndarray
+    val: np.ndarray
+    frozen: np.ndarray
+
+
+@jit
+def _block(rec, run, t0, arm, n):
+    """Log a block; true if it holds the changed user."""
+    b = rec.counts[0]
+    rec.counts[0] = b + 1
+    if b < rec.blk.shape[0]:
+        rec.blk[b, 0] = run
+        rec.blk[b, 1] = t0
+        rec.blk[b, 2] = arm
+        rec.blk[b, 3] = n
+    return b == rec.block and n >= 1
+
+
+@jit
+def rsum(rng, rec, run, t0, arm, rcode, rpar, n):
+    """:func:`kernels.rewards.batch_sum` of the pulls t0 + 1 … t0 + n of ``arm`` (float64).
+
+    With a recorder: the block is logged, and if it is the changed user's
+    block, n − 1 rewards are drawn and ``rec.y`` is added.
+    """
+    if rec is None:
+        return batch_sum(rng, rcode, rpar, n)
+    mine = _block(rec, run, t0, arm, n)
+    m = n - 1 if mine else n
+    s = batch_sum(rng, rcode, rpar, m)
+    if rec.mirror:
+        s = m - s
+    return s + rec.y if mine else s
+
+
+@jit
+def rdraw(rng, rec, run, t0, arm, rcode, rpar):
+    """One reward (:func:`kernels.rewards.draw`) of pull t0 + 1 of ``arm`` (float64)."""
+    if rec is None:
+        return draw(rng, rcode, rpar)
+    if _block(rec, run, t0, arm, 1):
+        return rec.y
+    x = draw(rng, rcode, rpar)
+    return 1.0 - x if rec.mirror else x
+
+
+@jit
+def rencoded(rng, rec, run, t0, arm, rcode, rpar, n, g):
+    """:func:`kernels.rewards.encoded_sum` Σ x̂_i of a block (int64, encoded units).
+
+    The changed user's reward is encoded by :func:`kernels.rewards.encode`
+    (the randomized rounding every user runs).
+    """
+    if rec is None:
+        return encoded_sum(rng, rcode, rpar, n, g)
+    mine = _block(rec, run, t0, arm, n)
+    m = n - 1 if mine else n
+    x = encoded_sum(rng, rcode, rpar, m, g)
+    if rec.mirror:
+        x = m * g - x
+    return x + encode(rng, rec.y, g) if mine else x
+
+
+@jit
+def rbits(rng, rec, run, t0, arm, rcode, rpar, n):
+    """:func:`kernels.rewards.binary_batch_sum`: ones among a block's binarized rewards
+    (int64); the changed user's bit is Bernoulli(``rec.y``)."""
+    if rec is None:
+        return binary_batch_sum(rng, rcode, rpar, n)
+    mine = _block(rec, run, t0, arm, n)
+    m = n - 1 if mine else n
+    k = binary_batch_sum(rng, rcode, rpar, m)
+    if rec.mirror:
+        k = m - k
+    return k + (1 if rng.random() < rec.y else 0) if mine else k
+
+
+@jit
+def release(rec, run, t, arm, n, law, tag, true, scale, value):
+    """The value an engine releases (float64): ``value``, logged; frozen in a replay.
+
+    Parameters
+    ----------
+    rec : Recorder or None
+    run, t, arm, n : int64
+        Run, pulls so far, arm (−1 if the statistic is not one arm's) and the
+        number of rewards the statistic covers.
+    law, tag : int64
+        Law code (``LAW_*`` of :mod:`kernels.codes`) and its tag.
+    true, scale, value : float64
+        The statistic before noise, the noise scale used, the noisy value.
+    """
+    if rec is None:
+        return value
+    i = rec.counts[1]
+    rec.counts[1] = i + 1
+    if i < rec.rel.shape[0]:
+        rec.rel[i, 0] = run
+        rec.rel[i, 1] = t
+        rec.rel[i, 2] = arm
+        rec.rel[i, 3] = n
+        rec.rel[i, 4] = law
+        rec.rel[i, 5] = tag
+        rec.rel[i, 6] = rec.counts[0]
+        rec.val[i, 0] = true
+        rec.val[i, 1] = scale
+        rec.val[i, 2] = value
+    if rec.mode == REPLAY and i < rec.frozen.shape[0]:
+        return rec.frozen[i]
+    return value
+
+
+@jit
+def hook_rng(rng, rec):
+    """The generator a data-dependent release hook draws from: ``rng``, or ``rec.rng``."""
+    if rec is None:
+        return rng
+    return rec.rng
+
+
+def recorder(mode, capacity, block=-1, y=0.0, seed=0, frozen=None, blocks=None, mirror=False):
+    """A fresh :class:`Recorder` (Python side; the whole-run audit builds these).
+
+    Parameters
+    ----------
+    mode : int
+        ``RECORD`` or ``REPLAY``.
+    capacity : int
+        Releases it can hold (blocks: ``blocks``, default the same).
+    block : int
+        The changed user's block (−1: none); ``y`` its reward.
+    seed : int
+        Seed of the release hooks' own generator.
+    mirror : bool
+        Mirror every reward but the changed user's, x → 1 − x.
+    frozen : float64 (F,), optional
+        ``REPLAY``: the recorded values.
+    """
+    blocks = capacity if blocks is None else blocks
+    return Recorder(np.int64(mode), np.int64(block), np.float64(y), bool(mirror),
+                    np.random.default_rng(seed), np.zeros(2, np.int64),
+                    np.zeros((blocks, 4), np.int64), np.zeros((capacity, 7), np.int64),
+                    np.zeros((capacity, 3)),
+                    np.zeros(0) if frozen is None else np.ascontiguousarray(frozen, np.float64))

@@ -51,6 +51,7 @@ import numpy as np
 from .. import registry
 from ..kernels import codes
 from ..kernels import record as R
+from ..params import REQUIRED
 from ..privacy.participation import cases, releases_of
 from .driver import play
 
@@ -360,7 +361,7 @@ def audit_params(algo, params=None):
     given = dict(params or {})
     for name, value in (("epsilon", 0.5), ("delta", 1e-6)):
         p = algo.param(name)
-        if p is not None and p.default is None:
+        if p is not None and p.default is REQUIRED:
             given.setdefault(name, value)
     return given
 

@@ -59,9 +59,9 @@ from .driver import play
 CHANGES = ((0.0, 1.0), (1.0, 0.0), (0.0, 0.99))
 #: Default instance: three arms close enough that the run lasts.
 MEANS = (0.75, 0.7, 0.65)
-#: Instance of the clipped-Gaussian reference run: means near 1, σ large, so that
+#: Instance of the clipped-Gaussian reference run: a location at 1 and σ large, so that
 #: an unclipped reward leaves [0, 1] often.
-GAUSSIAN_MEANS, GAUSSIAN_SIGMA = (0.95, 0.9, 0.85), 0.5
+GAUSSIAN_MEANS, GAUSSIAN_SIGMA = (1.0, 0.95, 0.9), 0.5
 #: δ at which the privacy-loss distribution's ε is read (pure claims).
 PLD_DELTA = 1e-12
 #: Relative tolerance of scale and ε comparisons (float64 arithmetic of the plans).

@@ -12,6 +12,10 @@ Three modes::
         total (ε, δ) of a user in B batches, by every composition method
     bandsim audit [ALGO] --returning B --target-epsilon E --target-delta D [--batch-size n]
         the per-batch ε (and noise at batch size n) that meets the total (E, D)
+    bandsim audit ALGO --whole-run [--epsilon E] [--horizon 1e5] [--seed 0]
+        record every release of one run of the real engine, replay it on neighbours
+        with the releases frozen: decisions, sensitivities, scales and the composed ε
+        of the whole run (bandsim.cli.wholerun)
 
 Exit status: 0 PASS, 1 if an audit FAILs (an exact figure, or the sampled
 lower bound, exceeds its claim; or the kernels do not draw the audited law),
@@ -111,8 +115,9 @@ def add_parser(sub):
                    help="users n in the batch; comma list allowed (default 1024)")
 
     add_param_flags(a, ("delta", "scale", "p"))
-    a.add_argument("--horizon", type=one_int, default=10**7,
-                   help="T for horizon-dependent defaults (default 1e7)")
+    a.add_argument("--horizon", type=one_int, default=None,
+                   help="T for horizon-dependent defaults (default 1e7; --whole-run: T of the "
+                        "audited runs, default 1e5)")
     a.add_argument("--returning", type=one_int, default=None,
                    help="B: batches a returning user takes part in")
     a.add_argument("--target-epsilon", dest="target_epsilon", type=float, default=None,
@@ -126,7 +131,10 @@ def add_parser(sub):
                    help="sampled audit of the real kernels (default --batch-size 16)")
     a.add_argument("--draws", type=one_int, default=None,
                    help="--sampled: draws per path and input (default 1e6)")
-    a.add_argument("--seed", type=one_int, default=0, help="--sampled: root seed (default 0)")
+    a.add_argument("--seed", type=one_int, default=0,
+                   help="--sampled: root seed; --whole-run: seed of the runs (default 0)")
+    a.add_argument("--whole-run", dest="whole_run", action="store_true",
+                   help="record and replay whole runs of the real engine (default T = 1e5)")
     a.add_argument("--json", action="store_true", help="print JSON")
     return a
 
@@ -150,7 +158,15 @@ def _algorithms(text, need_delta, delta, known=None, sampled=False):
 @command(returns="0 if every audit passes, 1 if one fails, 2 if a batch cannot be audited")
 def cmd_audit(args, console):
     """Run ``bandsim audit`` (see the module docstring)."""
-    args.horizon = check_int("horizon", args.horizon, 2, MAX_HORIZON)
+    whole = getattr(args, "whole_run", False)
+    default = 10**5 if whole else 10**7
+    args.horizon = check_int("horizon", default if args.horizon is None else args.horizon, 2,
+                             MAX_HORIZON)
+    if whole:
+        from .wholerun import whole_run
+
+        args.seed = check_int("seed", args.seed, 0, 2**63 - 1)
+        return whole_run(args)
 
     if args.returning is None:
         for flag in ("target_epsilon", "target_delta"):

@@ -42,6 +42,7 @@ Cebere, Erb, Desfontaines, Bellet & Fitzsimons, "Privacy in Theory, Bugs in
 Practice: Grey-Box Auditing of Differential Privacy Libraries" (PETS 2026),
 record and replay.
 """
+import inspect
 import math
 import time
 from dataclasses import dataclass, field
@@ -49,11 +50,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import registry
+from ..errors import ConfigError, check_int
 from ..kernels import codes
 from ..kernels import record as R
 from ..params import REQUIRED
 from ..privacy.participation import cases, releases_of
+from ..runner import MAX_HORIZON
 from .driver import play
+from .samplers import audit_samplers, untrusted
 
 #: One user's reward in D and in D': 0 ↔ 1 both ways and a fractional change.
 CHANGES = ((0.0, 1.0), (1.0, 0.0), (0.0, 0.99))
@@ -96,6 +100,8 @@ class WholeRunReport:
         Wall time of the audit.
     reason : str
         Why it is not auditable (or empty).
+    sampled_sizes : list of int
+        Batch sizes at which an untrusted (plug-in) sampler was sampled.
     """
 
     algorithm: str
@@ -109,6 +115,7 @@ class WholeRunReport:
     claimed: float = math.nan
     seconds: float = 0.0
     reason: str = ""
+    sampled_sizes: list = field(default_factory=list)
 
     def to_dict(self):
         """JSON-ready summary (for ``config["privacy"]`` and ``--json``)."""
@@ -118,6 +125,8 @@ class WholeRunReport:
             out["failures"] = self.failures[:20]
         if self.reason:
             out["reason"] = self.reason
+        if self.sampled_sizes:
+            out["sampled_batch_sizes"] = self.sampled_sizes
         for key in ("epsilon", "claimed"):
             v = getattr(self, key)
             if math.isfinite(v):
@@ -131,6 +140,12 @@ def _label(run, i):
     arm = int(run.rel[i, R.REL_ARM])
     where = f"t={int(run.rel[i, R.REL_T])}" + (f", arm {arm}" if arm >= 0 else "")
     return f"release #{i} ({where}, {law}, scale {run.val[i, R.VAL_SCALE]:.6g})"
+
+
+def _last_release(run, block):
+    """The label of the last release before block #``block`` was drawn."""
+    before = np.nonzero(run.rel[:, R.REL_BLOCKS] <= block)[0]
+    return _label(run, int(before[-1])) if before.size else "no release"
 
 
 def positions(blocks, horizon):
@@ -192,18 +207,24 @@ class _Audit:
             diff = np.nonzero(np.any(rep.blocks[:n] != rec.blocks[:n], axis=1))[0]
             j = int(diff[0]) if diff.size else n
             self.fail(f"(a) decisions: the replay {what} draws a different block #{j} "
-                      "than the recorded run (control flow reads more than the releases)")
+                      f"than the recorded run, after {_last_release(rec, j)} (control flow "
+                      "reads more than the releases)")
             return False
         keys = [R.REL_RUN, R.REL_T, R.REL_ARM, R.REL_N, R.REL_LAW, R.REL_TAG, R.REL_BLOCKS]
         if rep.rel.shape != rec.rel.shape or not np.array_equal(rep.rel[:, keys],
                                                                  rec.rel[:, keys]):
+            n = min(len(rep.rel), len(rec.rel))
+            diff = np.nonzero(np.any(rep.rel[:n][:, keys] != rec.rel[:n][:, keys], axis=1))[0]
+            i = int(diff[0]) if diff.size else n
+            where = _label(rec, i) if i < len(rec.rel) else f"release #{i} (after the last)"
             self.fail(f"(a) decisions: the replay {what} makes other releases than the "
-                      "recorded run")
+                      f"recorded run, from {where}")
             return False
         if not (np.array_equal(rep.pulls, rec.pulls) and np.array_equal(rep.elim, rec.elim)
                 and np.array_equal(rep.regret, rec.regret)):
             self.fail(f"(a) decisions: the replay {what} ends with other pulls, eliminations "
-                      "or regret than the recorded run")
+                      f"or regret than the recorded run, after "
+                      f"{_last_release(rec, len(rec.blocks))}")
             return False
         return True
 
@@ -366,6 +387,19 @@ def audit_params(algo, params=None):
     return given
 
 
+def recordable(algo, params, horizon):
+    """Why ``algo``'s engine cannot be recorded (str), or None: its plan's ``run_shard``
+    must take the recorder (``rec``)."""
+    plan_cls = getattr(algo.plan(params, len(MEANS), horizon), "run_shard", None)
+    try:
+        takes = plan_cls is not None and "rec" in inspect.signature(plan_cls).parameters
+    except (TypeError, ValueError):
+        takes = False
+    if takes:
+        return None
+    return f"its {algo.engine} engine has no recording mode (its plan's run_shard takes no rec)"
+
+
 def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
     """Whole-run record–replay audit of ``algorithm`` (see the module docstring).
 
@@ -376,36 +410,47 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
     params : dict, optional
         Its parameters (defaults: the declaration's, ε = 0.5).
     horizon : int
-        T of the audited runs (default 10⁵).
+        T of the audited runs (default 10⁵), in [2, 10⁹].
     means : sequence of float, optional
-        Arm means (default :data:`MEANS`).
+        Arm means in [0, 1] (default :data:`MEANS`).
     seed : int
-        Seed of every run (the same stream in a record and its replays).
+        Seed of every run (the same stream in a record and its replays), ≥ 0.
 
     Returns
     -------
     WholeRunReport
+        ``verdict``: PASS, FAIL (``failures``: one line per failed check,
+        naming the release), ``not auditable`` (``reason``: no recording
+        mode, or an untrusted sampler that cannot be sampled) or ``not
+        private``.
 
     Raises
     ------
     bandsim.ConfigError
-        For an unknown algorithm or invalid parameters.
+        For an unknown algorithm, invalid parameters, horizon, seed or means.
     """
     start = time.perf_counter()
     algo = registry.get_algorithm(algorithm)
-    resolved = algo.resolve(audit_params(algo, params), horizon)
+    horizon = check_int("horizon", horizon, 2, MAX_HORIZON)
+    seed = check_int("seed", seed, 0, 2**63 - 1)
     means = tuple(MEANS if means is None else means)
+    if len(means) < 2 or not all(0.0 <= float(m) <= 1.0 for m in means):
+        raise ConfigError("means", list(means), "at least two arm means, each in [0, 1]")
+    resolved = algo.resolve(audit_params(algo, params), horizon)
     report = WholeRunReport(algo.name, resolved, int(horizon), "PASS")
+
+    def done(verdict, reason=""):
+        report.verdict, report.reason = verdict, reason
+        report.seconds = time.perf_counter() - start
+        return report
+
     if not algo.private:
-        report.verdict = "not private"
-        return report
+        return done("not private")
+    why = recordable(algo, resolved, horizon)
+    if why:
+        return done("not auditable", why)
     a = _Audit(algo, resolved, int(horizon), means, seed)
-    try:
-        ref = a.play()
-    except TypeError as exc:  # a plug-in's own engine: run_shard takes no recorder
-        report.verdict = "not auditable"
-        report.reason = f"its engine has no recording mode ({exc})"
-        return report
+    ref = a.play()
     report.releases = len(ref.rel)
     a.scales(ref)
     a.ranges(ref)
@@ -424,8 +469,15 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
             a.ranges(rec)
             if a.same_decisions(rec, rep, what):
                 a.entered(rec, rep, what)
+    unaudited = []
+    if untrusted(algo):  # a plug-in's sampler: the statistical audit at its recorded sizes
+        bad, unaudited, report.sampled_sizes = audit_samplers(algo, resolved, ref, _label,
+                                                              seed=seed)
+        a.failures.extend(bad)
     report.failures = a.failures
-    report.verdict = "FAIL" if a.failures else "PASS"
     report.epsilon, report.claimed = a.eps_max, a.declared.claimed
-    report.seconds = time.perf_counter() - start
-    return report
+    if a.failures:
+        return done("FAIL")
+    if unaudited:
+        return done("not auditable", "; ".join(unaudited))
+    return done("PASS")

@@ -1,0 +1,161 @@
+"""Whole-run verdicts kept on disk, keyed by the code that decides them and the setting.
+
+A verdict of :func:`bandsim.wholerun.audit` depends on the algorithm, its
+resolved parameters, T, the instance, the seed — and on every line of code a
+recorded run executes (the kernels, the plans, the declarations, the
+mechanisms, the checks). Its key is the SHA-256 of those (the algorithm's
+name, the parameters' ``repr``, T, the means, the seed, the bandsim version,
+the SHA-256 of every source file of the ``bandsim`` package and of its
+``kernels``, and a plug-in's own source digest): any edit of the code is
+another key, so a stale verdict is never read. A plug-in whose sources have
+no digest (declared in a script or a notebook) is never cached. The files
+live next to the exact audits (:mod:`bandsim.privacy.auditcache`:
+``$BANDSIM_CACHE_DIR/audits``; ``BANDSIM_CACHE_DIR=off`` disables both).
+
+:func:`verdict` computes (or reads) one verdict; :func:`lookup` only reads,
+for ``bandsim list``, which must stay fast.
+"""
+import hashlib
+import json
+import math
+from pathlib import Path
+
+from .._version import __version__
+from ..privacy.auditcache import cache_dir, cached
+from ..registry import get_algorithm, is_builtin, origin
+from .checks import MEANS, audit, audit_params
+
+#: Horizon of the whole-run verdict of a result (min(T, this)) and of the audit defaults.
+RESULT_HORIZON = 100_000
+
+_CODE = []
+
+
+def code_digest():
+    """SHA-256 (hex) of every ``.py`` file of the installed ``bandsim`` package and its
+    ``kernels`` (memoized per process; ~2 ms)."""
+    if not _CODE:
+        from .. import kernels
+
+        h = hashlib.sha256()
+        roots = {Path(__file__).resolve().parents[1], Path(kernels.__file__).resolve().parent}
+        for root in sorted(roots):
+            for f in sorted(root.rglob("*.py")):
+                h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+        _CODE.append(h.hexdigest())
+    return _CODE[0]
+
+
+def _plugin_digest(algo):
+    """The plug-in sources' digests behind ``algo`` ([] for built-ins), None if unknown."""
+    out = []
+    for kind, name in (("algorithm", algo.name), ("mechanism", algo.mechanism)):
+        if not name or is_builtin(name, kind):
+            continue
+        sha = origin(name, kind).get("sha256")
+        if not sha:
+            return None
+        out.append(sha)
+    return out
+
+
+def key(algo, params, horizon, means=MEANS, seed=0):
+    """SHA-256 (hex) naming one whole-run verdict, or None when it must not be cached."""
+    plug = _plugin_digest(algo)
+    if plug is None:
+        return None
+    text = json.dumps(["whole-run", algo.name, repr(sorted(params.items())), int(horizon),
+                       [float(m) for m in means], int(seed), __version__, code_digest(), plug])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def verdict(algorithm, params=None, horizon=RESULT_HORIZON, seed=0):
+    """The whole-run audit's summary (``WholeRunReport.to_dict``), cached on disk.
+
+    Parameters
+    ----------
+    algorithm : str or Algorithm
+    params : dict, optional
+        Parameters (resolved or not; defaults as :func:`bandsim.wholerun.audit`).
+    horizon : int
+        T of the audited runs.
+    seed : int
+
+    Returns
+    -------
+    dict
+        ``verdict``, ``horizon``, ``neighbours``, ``releases``, ``seconds``
+        and, when present, ``failures``, ``reason``, ``epsilon``, ``claimed``;
+        ``cached`` (bool) says whether it was read from disk.
+    """
+    algo = get_algorithm(algorithm)
+    resolved = algo.resolve(audit_params(algo, params), horizon)
+    k = key(algo, resolved, horizon, seed=seed)
+    if k is None or cache_dir() is None:
+        return dict(audit(algo.name, resolved, horizon=horizon, seed=seed).to_dict(),
+                    cached=False)
+    fresh = []
+
+    def compute():
+        fresh.append(True)
+        return audit(algo.name, resolved, horizon=horizon, seed=seed).to_dict()
+
+    out = dict(cached(k, compute))
+    out["cached"] = not fresh
+    return out
+
+
+def remember(report, seed=0):
+    """Keep a fresh report (of :func:`bandsim.wholerun.audit` at its default parameters)
+    in the cache, so that ``bandsim list`` shows it. Never raises."""
+    from ..atomic import write_text
+
+    try:
+        algo = get_algorithm(report.algorithm)
+        k = key(algo, report.params, report.horizon, seed=seed)
+        d = cache_dir()
+        if k is None or d is None or report.verdict == "not private":
+            return
+        d.mkdir(parents=True, exist_ok=True)
+        write_text(d / f"{k}.json", json.dumps(report.to_dict()))
+    except (OSError, ValueError):
+        pass
+
+
+def lookup(algorithm, horizon=RESULT_HORIZON, seed=0):
+    """The cached verdict at the audit defaults (dict), or None if it was never computed.
+
+    Reads one small file; never audits (``bandsim list`` calls it for every algorithm).
+    """
+    algo = get_algorithm(algorithm)
+    if not algo.private:
+        return dict(verdict="not private")
+    try:
+        resolved = algo.resolve(audit_params(algo), horizon)
+    except ValueError:
+        return None
+    k = key(algo, resolved, horizon, seed=seed)
+    d = cache_dir()
+    if k is None or d is None:
+        return None
+    try:
+        return json.loads((d / f"{k}.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def summary(v):
+    """One short cell: ``PASS``, ``FAIL (2 checks)``, ``not auditable``, with ε vs claim."""
+    if v is None:
+        return None
+    text = v["verdict"]
+    if text == "FAIL":
+        text += f" ({len(v.get('failures', []))} failed checks)"
+    eps, claimed = v.get("epsilon"), v.get("claimed")
+    if text == "PASS" and isinstance(eps, float) and isinstance(claimed, float) \
+            and math.isfinite(eps):
+        text += f" ε {eps:.3g} ≤ {claimed:.3g}"
+    return text
+
+
+__all__ = ["RESULT_HORIZON", "code_digest", "key", "lookup", "remember", "summary", "verdict"]

@@ -1,0 +1,96 @@
+"""Untrusted samplers in the whole-run audit: the statistical audit at the recorded batch sizes.
+
+The four deterministic checks of :mod:`bandsim.wholerun.checks` take the law
+of a ``batch`` release on trust: a batch of a built-in mechanism is what its
+exact audit certifies, drawn by kernels the sampled audit and the test
+suite check. A plug-in mechanism's sampler — its ``release``, ``sum_noise``
+or ``total_noise`` hook — is code bandsim has never read. The whole run
+therefore also runs the statistical sampled audit
+(:func:`bandsim.privacy.sampled.sampled_audit`: a G-test of the hook's draws
+against the declared law and a Clopper–Pearson lower bound on ε) on the
+batches the recorded run actually released: one audit per distinct batch
+size n among its ``batch`` releases (at most :data:`MAX_SIZES`: the
+smallest, the largest and evenly spaced ones between).
+
+References
+----------
+Ding, Wang, Wang, Zhang & Kifer, "Detecting Violations of Differential
+Privacy" (CCS 2018); Kong et al., "DP-Auditorium: a Large-Scale Library for
+Auditing Differential Privacy" (IEEE S&P 2024).
+"""
+import numpy as np
+
+from ..kernels import codes
+from ..kernels import record as R
+from ..registry import get_mechanism, is_builtin
+
+#: Most distinct batch sizes sampled per audit.
+MAX_SIZES = 3
+#: Draws per path and input of each sampled audit (the sampled audit's own default is
+#: 10⁶; a whole run samples up to :data:`MAX_SIZES` batches).
+DRAWS = 200_000
+
+
+def untrusted(algo):
+    """True when ``algo``'s mechanism is a plug-in's (its samplers are not bandsim's)."""
+    return bool(algo.mechanism) and not is_builtin(algo.mechanism, "mechanism")
+
+
+def batch_sizes(run, cap=MAX_SIZES):
+    """Distinct n of the run's ``batch`` releases (int list, ascending, at most ``cap``),
+    each with the index of its first release (dict n → release index)."""
+    rel = run.rel
+    idx = np.nonzero(rel[:, R.REL_LAW] == codes.LAW_BATCH)[0]
+    first = {}
+    for i in idx:
+        first.setdefault(int(rel[i, R.REL_N]), int(i))
+    sizes = sorted(n for n in first if n >= 1)
+    if len(sizes) > cap:
+        pick = np.unique(np.linspace(0, len(sizes) - 1, cap).round().astype(int))
+        sizes = [sizes[j] for j in pick]
+    return {n: first[n] for n in sizes}
+
+
+def audit_samplers(algo, params, run, label, seed=0, draws=DRAWS):
+    """The sampled audit of an untrusted sampler at the run's recorded batch sizes.
+
+    Parameters
+    ----------
+    algo : bandsim.Algorithm
+    params : dict
+        Resolved parameters (the batches are derived from them as the plan does).
+    run : bandsim.wholerun.driver.Run
+        The recorded reference run.
+    label : callable
+        ``label(run, i)``: the failure lines' name of release ``i``.
+    seed : int
+        Root seed of the sampled audits.
+    draws : int
+        Draws per path and input.
+
+    Returns
+    -------
+    failures : list of str
+        One line per batch size whose sampled audit FAILed (naming its first
+        release and the check ``(e) sampler``).
+    unaudited : list of str
+        One line per batch size it could not sample (why).
+    sizes : list of int
+        The batch sizes sampled.
+    """
+    from ..privacy.sampled import sampled_audit
+
+    spec = get_mechanism(algo.mechanism)
+    failures, unaudited = [], []
+    sizes = batch_sizes(run)
+    for n, i in sizes.items():
+        rep = sampled_audit(spec.derive(n, params), algo.name, draws=draws, seed=seed)
+        if rep.code == 1:
+            failures.append(f"(e) sampler: {label(run, i)}, the plug-in mechanism "
+                            f"{spec.name}'s sampler at its recorded batch size — {rep.verdict()}")
+        elif rep.code == 2:
+            unaudited.append(f"(e) sampler: {label(run, i)} — {rep.verdict()}")
+    return failures, unaudited, list(sizes)
+
+
+__all__ = ["DRAWS", "MAX_SIZES", "audit_samplers", "batch_sizes", "untrusted"]

@@ -318,6 +318,12 @@ instance_file, **params
 
     config["privacy"] = memo(("privacy",) + key[1:],
                               lambda: result_privacy(algo, resolved, plan, horizon))
+    if algo.private:  # the whole-run audit at these parameters (disk-cached by code digest)
+        from .wholerun.cache import result_verdict
+
+        config["privacy"] = dict(config["privacy"], whole_run=memo(
+            ("whole_run", algo.name, repr(sorted(resolved.items())), horizon),
+            lambda: result_verdict(algo, resolved, horizon)))
     config["samplers"] = sampler_provenance(algo, inst.rewards)
     plugins = registry.plugin_provenance(algo)
     if plugins:  # distribution, version, SHA-256 of its sources: part of the store key

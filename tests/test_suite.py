@@ -12,6 +12,7 @@ import bandsim
 from bandsim import ConfigError, registry
 from bandsim.cli import main
 from bandsim.params import EPSILON, GROWTH, P
+from bandsim.studies import board_compare
 from bandsim.studies import leaderboard as lb
 from bandsim.studies import suite
 
@@ -254,7 +255,7 @@ def test_compare_shows_what_moved(boards):
     hit["regret_mean"] += 100 * (hit["regret_ci95"] + 1)
     gone = next(r for r in old if r["algorithm"] == "dp-se")
     old.append(dict(gone, algorithm="retired-algo"))
-    secs, counts = lb.compare((old, board, meta), rows, board, meta, label="old")
+    secs, counts = board_compare.compare((old, board, meta), rows, board, meta, label="old")
     assert counts["verdict"] == 1 and counts["regret"] >= 1 and counts["gone"] == 1
     by_title = {sec.title.split(" against")[0]: sec.rows for sec in secs}
     assert "Board" not in by_title  # the same board: nothing to show

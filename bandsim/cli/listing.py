@@ -41,6 +41,32 @@ def sampled_text(name):
     return "its kernels' draws" if status is None else status
 
 
+def whole_run_text(name):
+    """The ``whole-run audit`` cell of ``bandsim list``: the cached verdict, never an audit.
+
+    ``bandsim list`` must stay instant, and a whole-run audit takes seconds per
+    algorithm (more on the first compilation), so the cell shows the verdict
+    kept on disk (:func:`bandsim.wholerun.cache.lookup`) for the audit
+    defaults (T = 10⁵, seed 0, the declaration's defaults and ε = 0.5) and the
+    current code; else the command that computes (and caches) it.
+
+    Parameters
+    ----------
+    name : str
+        A registered algorithm's name.
+
+    Returns
+    -------
+    str
+    """
+    from ..wholerun.cache import lookup, summary
+
+    v = lookup(name)
+    if v is None:
+        return f"not run — bandsim audit {name} --whole-run"
+    return "-" if v["verdict"] == "not private" else summary(v)
+
+
 def _plugin_text(row):
     """`` (plug-in dist 1.0)`` for a plug-in's row, nothing for a built-in's."""
     p = row.get("plugin")
@@ -58,7 +84,7 @@ def catalogue():
         One row per entry: ``kind``, ``name`` and the fields of its table
         (algorithms: ``trust``, ``engine``, ``mechanism``, ``parameters``
         (name → default, None when required), ``rewards``, ``provisional``,
-        ``source``, ``summary``); algorithms and mechanisms also a ``plugin``
+        ``sampled``, ``whole_run`` (:func:`whole_run_text`), ``source``, ``summary``); algorithms and mechanisms also a ``plugin``
         (``distribution``, ``version``; None for a built-in).
     """
     rows = []
@@ -68,7 +94,8 @@ def catalogue():
                          parameters={p.name: None if p.required else p.default_text()
                                      for p in a.params},
                          rewards=list(a.rewards), provisional=bool(a.provisional),
-                         sampled=sampled_text(a.name), source=a.source, summary=a.summary,
+                         sampled=sampled_text(a.name), whole_run=whole_run_text(a.name),
+                         source=a.source, summary=a.summary,
                          plugin=_plugin(a.name, "algorithm")))
     for m in mechanisms().values():
         rows.append(dict(kind="mechanism", name=m.name, trust=m.trust, privacy=str(m.kind),
@@ -115,14 +142,15 @@ def cmd_list(args, console=None):
         return t
 
     t = table("algorithms", ("name", "trust model", "engine", "mechanism",
-                             "parameters (default)", "rewards", "sampled audit", "source",
-                             "summary"))
+                             "parameters (default)", "rewards", "sampled audit",
+                             "whole-run audit", "source", "summary"))
     for a in of["algorithm"]:
         ps = ", ".join(k if v is None else f"{k}={v}" for k, v in a["parameters"].items())
         rewards = "all" if len(a["rewards"]) == 3 else ", ".join(a["rewards"])
         name = a["name"] + (" (provisional)" if a["provisional"] else "") + _plugin_text(a)
         t.add_row(*map(plain, (name, a["trust"], a["engine"], a["mechanism"] or "-",
-                               ps or "-", rewards, a["sampled"], a["source"], a["summary"])))
+                               ps or "-", rewards, a["sampled"], a["whole_run"], a["source"],
+                               a["summary"])))
     out.print(t)
     t = table("mechanisms", ("name", "trust model", "privacy", "releases", "samplers", "source",
                              "summary"))

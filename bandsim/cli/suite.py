@@ -6,6 +6,7 @@
 moved against a previous board. See docs/suite.md.
 """
 from ..errors import ConfigError
+from ..studies import board_compare
 from ..studies import leaderboard as lb
 from ..studies.suite import SUITE_VERSION, run_suite
 from .common import command, one_int, plain, registers, wide_console
@@ -64,10 +65,10 @@ def cmd_suite(args, console):
         term.print(table)
     term.print(lb.LEGEND, style="dim", highlight=False)
     if old is not None:
-        secs, counts = lb.compare(old, rows, board, meta, label=str(args.compare))
+        secs, counts = board_compare.compare(old, rows, board, meta, label=str(args.compare))
         for table in lb.rich_tables(secs):
             term.print(table)
-        path = lb.write_compare(out, secs, counts, str(args.compare))
+        path = board_compare.write_compare(out, secs, counts, str(args.compare))
         term.print(f"{counts['regret']} regrets moved beyond their CIs, {counts['rank']} "
                    f"ranks and {counts['verdict']} verdicts changed; {counts['new']} new, "
                    f"{counts['gone']} gone ({path})", highlight=False)

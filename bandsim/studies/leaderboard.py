@@ -59,8 +59,9 @@ def _avg_ranks(values):
 
 
 def failed_audit(r):
-    """The row's exact or sampled audit FAILed: it is never ranked with passing rows."""
-    return r.get("verdict") == "FAIL" or r.get("sampled_verdict") == "FAIL"
+    """The row's exact, sampled or whole-run audit FAILed: it is never ranked with passing
+    rows."""
+    return "FAIL" in (r.get("verdict"), r.get("sampled_verdict"), r.get("whole_run_verdict"))
 
 
 def rank_rows(rows):
@@ -120,6 +121,10 @@ def board_rows(rows):
             verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
         audited = [r["audit_ratio"] for r in rs if r["audit_ratio"] == r["audit_ratio"]]
         failed = any(failed_audit(r) for r in rs)
+        whole = {}
+        for r in rs:
+            v = r.get("whole_run_verdict", "not recorded")
+            whole[v] = whole.get(v, 0) + 1
         out.append(dict(
             trust=trust, algorithm=name, provisional=rs[0]["provisional"],
             provisional_note=rs[0]["provisional_note"], cells=len(rs), failed=failed,
@@ -131,7 +136,7 @@ def board_rows(rows):
             not_audited=verdicts.get("not audited", 0),
             not_auditable=verdicts.get("not auditable", 0),
             worst_audit_ratio=max(audited) if audited else float("nan"),
-            sampled=_sampled(name),
+            sampled=_sampled(name), whole_run=whole,
             runs_min=min(r["runs"] for r in rs), runs_max=max(r["runs"] for r in rs),
             seconds=sum(r["seconds"] for r in rs)))
     order = trust_order(out)
@@ -216,6 +221,15 @@ def board_verdict_text(b):
     return ", ".join(parts) or "—"
 
 
+def whole_run_text(b):
+    """``24 PASS``, ``1 FAIL, 3 PASS``, ``2 not auditable``: the cells' whole-run verdicts."""
+    w = b.get("whole_run") or {}
+    order = ("FAIL", "PASS", "not auditable", "not recorded", "n/a")
+    parts = [f"{w[k]} {k}" for k in order if w.get(k)] + [
+        f"{n} {k}" for k, n in w.items() if k not in order]
+    return ", ".join(parts) or "—"
+
+
 def name_text(d):
     return d["algorithm"] + (" †" if d["provisional"] else "")
 
@@ -238,7 +252,8 @@ class Section:
 def board_section(trust, board):
     s = Section(f"{trust}" if trust != NONE_TRUST else "none (non-private references)",
                 ["#", "algorithm", "mean rank", "cells", "wins", "regret ÷ counterpart",
-                 "per-batch privacy verdicts", "sampled audit", "runs", "wall time"])
+                 "per-batch privacy verdicts", "sampled audit", "whole-run audit", "runs",
+                 "wall time"])
     for b in board:
         if b["trust"] != trust or b.get("failed"):
             continue
@@ -250,20 +265,23 @@ def board_section(trust, board):
                 else f"{b['runs_min']:,}–{b['runs_max']:,}")
         s.rows.append([str(b["position"]), name_text(b), f"{b['mean_rank']:.2f}",
                        str(b["cells"]), str(b["wins"]), ratio, board_verdict_text(b),
-                       b.get("sampled", "unknown"), runs, _secs(b["seconds"])])
+                       b.get("sampled", "unknown"), whole_run_text(b), runs,
+                       _secs(b["seconds"])])
     return s
 
 
 def failed_section(board):
-    """The algorithms whose exact or sampled audit FAILed somewhere: never ranked."""
+    """The algorithms whose exact, sampled or whole-run audit FAILed somewhere: never
+    ranked."""
     s = Section("failed audit (not ranked)", ["trust", "algorithm", "cells",
-                                              "per-batch privacy verdicts", "runs"])
+                                              "per-batch privacy verdicts", "whole-run audit",
+                                              "runs"])
     for b in board:
         if b.get("failed"):
             runs = (f"{b['runs_min']:,}" if b["runs_min"] == b["runs_max"]
                     else f"{b['runs_min']:,}–{b['runs_max']:,}")
             s.rows.append([b["trust"], name_text(b), str(b["cells"]), board_verdict_text(b),
-                           runs])
+                           whole_run_text(b), runs])
     return s
 
 
@@ -322,7 +340,9 @@ LEGEND = (
     "claimed figure); not audited = an exact audit exists but is too costly at simulation "
     "time (its `bandsim audit` command is in rows.parquet); not auditable = the mechanism "
     "has no exact audit. A configuration whose exact or sampled audit FAILs is not ranked: "
-    "its algorithm is listed under \"failed audit\" and the suite exits 1. Sampled audit: "
+    "its algorithm is listed under \"failed audit\" and the suite exits 1; so is one whose "
+    "whole-run record–replay audit (`bandsim audit ALGO --whole-run`, at each cell's "
+    "parameters and T ≤ 1e5) FAILs. Sampled audit: "
     "yes = `bandsim audit --sampled` runs the kernels a simulation draws with; "
     "not auditable = it cannot (the reason is shown). "
     "† = provisional specification.")
@@ -483,111 +503,5 @@ def read(directory):
     return rows, board, meta
 
 
-# ---------------------------------------------------------------- compare
-
-def _key(r):
-    return (r["algorithm"], r["instance"], int(r["horizon"]), _eps_key(r["epsilon"]))
-
-
-def _nan(x):
-    return x is None or x != x
-
-
-def compare(old, rows, board, meta, label="old"):
-    """What moved against a previous board.
-
-    Parameters
-    ----------
-    old : (rows, board, meta)
-        A previous board (:func:`read`).
-    rows, board, meta
-        The new board.
-    label : str
-        How to call the old board (its directory).
-
-    Returns
-    -------
-    sections : list of Section
-        The board's movements (position and mean rank per algorithm), then every
-        configuration that moved: regret changed by more than the two 95 %
-        half-widths in quadrature, rank changed, verdict changed, new or gone.
-    summary : dict
-        Counts: ``regret``, ``rank``, ``verdict``, ``new``, ``gone``, and ``notes``.
-    """
-    o_rows, o_board, o_meta = old
-    notes = []
-    for k in ("suite_version", "tier", "standard"):
-        if o_meta.get(k) != meta.get(k):
-            notes.append(f"{k} differs: {o_meta.get(k)} (old) vs {meta.get(k)} (new)")
-    ob = {(b["trust"], b["algorithm"]): b for b in o_board}
-    mv = Section(f"Board against {label}", ["trust", "algorithm", "position", "mean rank",
-                                            "Δ mean rank"])
-    for b in board:
-        o = ob.get((b["trust"], b["algorithm"]))
-        if o is None:
-            mv.rows.append([b["trust"], name_text(b), f"new → {b['position']}",
-                            f"new → {b['mean_rank']:.2f}", ""])
-            continue
-        d = b["mean_rank"] - o["mean_rank"]
-        if o["position"] != b["position"] or abs(d) > 1e-9:
-            mv.rows.append([b["trust"], name_text(b), f"{o['position']} → {b['position']}",
-                            f"{o['mean_rank']:.2f} → {b['mean_rank']:.2f}", f"{d:+.2f}"])
-    new_keys = {(b["trust"], b["algorithm"]) for b in board}
-    for k, o in ob.items():
-        if k not in new_keys:
-            mv.rows.append([k[0], o["algorithm"], f"{o['position']} → gone", "", ""])
-    old_by = {_key(r): r for r in o_rows}
-    new_by = {_key(r): r for r in rows}
-    counts = dict(regret=0, rank=0, verdict=0, new=0, gone=0)
-    cs = Section(f"Configurations that moved against {label}",
-                 ["algorithm", "cell", "regret old → new", "Δ regret", "rank old → new",
-                  "verdict old → new"])
-    for k, n in new_by.items():
-        o = old_by.get(k)
-        if o is None:
-            continue
-        d = n["regret_mean"] - o["regret_mean"]
-        h = math.hypot(_z(n["regret_ci95"]), _z(o["regret_ci95"]))
-        sig = abs(d) > max(h, 1e-9 * abs(o["regret_mean"]))
-        rank_moved = not (_nan(n["rank"]) and _nan(o["rank"])) and n["rank"] != o["rank"]
-        verdict_moved = n["verdict"] != o["verdict"]
-        counts["regret"] += sig
-        counts["rank"] += rank_moved
-        counts["verdict"] += verdict_moved
-        if sig or rank_moved or verdict_moved:
-            rank = "" if not rank_moved else f"{_rank(o)} → {_rank(n)}"
-            verdict = "" if not verdict_moved else f"{verdict_text(o)} → {verdict_text(n)}"
-            cs.rows.append([name_text(n), n["cell"], f"{regret_text(o)} → {regret_text(n)}",
-                            f"{'+' if d >= 0 else '−'}{num(abs(d))}"
-                            + (" (beyond CI)" if sig else ""), rank, verdict])
-    ng = Section(f"Configurations new or gone against {label}", ["algorithm", "", "where"])
-    for tag, mine, other in (("new", new_by, old_by), ("gone", old_by, new_by)):
-        where = {}
-        for k, r in mine.items():
-            if k not in other:
-                counts[tag] += 1
-                where.setdefault(r["algorithm"], []).append(r.get("cell") or cell_of(r))
-        ng.rows += [[a, f"{tag} ({len(w)})", ", ".join(w)] for a, w in where.items()]
-    counts["notes"] = notes
-    return [sec for sec in (mv, cs, ng) if sec.rows], counts
-
-
-def _rank(r):
-    return "ref" if _nan(r["rank"]) else f"{r['rank']:g}"
-
-
-def write_compare(out, secs, counts, label):
-    """``compare.md`` in ``out``; returns its path."""
-    lines = [f"{counts['regret']} regrets moved beyond their CIs, {counts['rank']} ranks and "
-             f"{counts['verdict']} verdicts changed; {counts['new']} new and "
-             f"{counts['gone']} gone configurations."] + counts["notes"]
-    path = Path(out) / "compare.md"
-    legend = ("A regret moved when the difference of means exceeds the two 95 % half-widths "
-              "in quadrature (about 1 configuration in 20 moves by chance alone).")
-    _write_text(path, markdown(secs, f"bandsim suite: what moved against {label}", lines,
-                               legend))
-    return path
-
-
-__all__ = ["LEGEND", "Section", "board_rows", "compare", "markdown", "rank_rows", "read",
-           "sections", "to_html", "write", "write_compare"]
+__all__ = ["LEGEND", "Section", "board_rows", "markdown", "rank_rows", "read", "sections",
+           "to_html", "write"]

@@ -344,13 +344,22 @@ def audit_columns(privacy, private):
     ``verdict`` is ``PASS``/``FAIL`` (the exact audit of the largest batch
     ran), ``not audited`` (an exact audit exists but was too costly at
     simulation time: ``audit_command`` reproduces it), ``not auditable`` (the
-    mechanism has no exact audit) or ``n/a`` (non-private).
+    mechanism has no exact audit) or ``n/a`` (non-private). ``whole_run_verdict``
+    is ``config["privacy"]["whole_run"]``'s (:mod:`bandsim.wholerun`: PASS,
+    FAIL, not auditable; ``not recorded`` for a result made before it existed),
+    with its first failure or reason in ``whole_run_note`` and the line that
+    reproduces it in ``whole_run_command``.
     """
     nan = float("nan")
     out = dict(verdict="n/a", audit_quantity="", audit_exact=nan, audit_claimed=nan,
-               audit_ratio=nan, audit_batch_size=0, audit_note="", audit_command="")
+               audit_ratio=nan, audit_batch_size=0, audit_note="", audit_command="",
+               whole_run_verdict="n/a", whole_run_note="", whole_run_command="")
     if not private:
         return out
+    w = privacy.get("whole_run") or {}
+    out.update(whole_run_verdict=w.get("verdict", "not recorded"),
+               whole_run_note=(w.get("failures") or [w.get("reason", "")])[0],
+               whole_run_command=w.get("command", ""))
     a = privacy.get("audit")
     if not a:
         out.update(verdict="not auditable", audit_note="no audit recorded")

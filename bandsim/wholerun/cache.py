@@ -105,6 +105,29 @@ def verdict(algorithm, params=None, horizon=RESULT_HORIZON, seed=0):
     return out
 
 
+def result_verdict(algo, params, horizon):
+    """``config["privacy"]["whole_run"]`` of a result: :func:`verdict` at its parameters and
+    T' = min(T, :data:`RESULT_HORIZON`), seed 0, plus ``command`` (the line that
+    reproduces it with every failure); ``not auditable`` with the reason when the
+    audit cannot run at T'."""
+    from ..errors import ConfigError
+
+    t = int(min(horizon, RESULT_HORIZON))
+    eps = params.get("epsilon")
+    cmd = (f"bandsim audit {algo.name} --whole-run"
+           + (f" --epsilon {eps:g}" if isinstance(eps, (int, float)) else "")
+           + "".join(f" --{k} {params[k]:g}" for k in ("delta", "scale", "p")
+                     if isinstance(params.get(k), float) and algo.param(k) is not None)
+           + f" --horizon {t}")
+    try:
+        out = verdict(algo, params, t)
+    except ConfigError as e:
+        out = dict(verdict="not auditable", horizon=t, reason=f"cannot audit at T = {t}: {e}")
+    out.pop("cached", None)  # the same configuration whether computed or read
+    out["command"] = cmd
+    return out
+
+
 def remember(report, seed=0):
     """Keep a fresh report (of :func:`bandsim.wholerun.audit` at its default parameters)
     in the cache, so that ``bandsim list`` shows it. Never raises."""
@@ -158,4 +181,4 @@ def summary(v):
     return text
 
 
-__all__ = ["RESULT_HORIZON", "code_digest", "key", "lookup", "remember", "summary", "verdict"]
+__all__ = ["RESULT_HORIZON", "code_digest", "key", "lookup", "remember", "result_verdict", "summary", "verdict"]

@@ -128,7 +128,7 @@ class WholeRunReport:
         if self.sampled_sizes:
             out["sampled_batch_sizes"] = self.sampled_sizes
         for key in ("epsilon", "claimed"):
-            v = getattr(self, key)
+            v = float(getattr(self, key))
             if math.isfinite(v):
                 out[key] = v
         return out

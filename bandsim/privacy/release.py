@@ -75,6 +75,8 @@ def worst_pair(spec, b):
     """(k, ε_k): the neighbouring counts (k, k + 1) where the declared law reveals most."""
     eps = [_max_log_ratio(spec, b, k) for k in range(int(b.n))]
     e = max(eps)
+    if math.isinf(e):  # (inf − inf is nan: no k would match)
+        return eps.index(e), e
     return next(k for k, x in enumerate(eps) if x >= e - 1e-9 * max(1.0, e)), e
 
 

@@ -28,7 +28,12 @@ For one algorithm (its real engine, in the recording specialisation of
    (d) **composition** — the releases the user entered, composed (basic
        composition Σ Δ_i / b_i, and the privacy-loss distribution of
        dp-accounting at δ = :data:`PLD_DELTA`), are at most the claimed ε;
-       a batch of the mechanism counts once, as its per-batch guarantee.
+       a batch of the mechanism counts once, as its per-batch guarantee;
+
+   and, for a plug-in mechanism (a sampler bandsim has not read),
+
+   (e) **sampler** — the statistical sampled audit of its sampler at the
+       batch sizes the recorded run released (:mod:`bandsim.wholerun.samplers`).
 
 What it certifies: for this run and these neighbours, the whole run — every
 release of it, not one batch — is what the declaration says, and the
@@ -102,6 +107,9 @@ class WholeRunReport:
         Why it is not auditable (or empty).
     sampled_sizes : list of int
         Batch sizes at which an untrusted (plug-in) sampler was sampled.
+    unsampled_sizes : list of int
+        Its recorded batch sizes too large to sample (above
+        :data:`bandsim.wholerun.samplers.MAX_N`).
     """
 
     algorithm: str
@@ -116,6 +124,7 @@ class WholeRunReport:
     seconds: float = 0.0
     reason: str = ""
     sampled_sizes: list = field(default_factory=list)
+    unsampled_sizes: list = field(default_factory=list)
 
     def to_dict(self):
         """JSON-ready summary (for ``config["privacy"]`` and ``--json``)."""
@@ -127,6 +136,8 @@ class WholeRunReport:
             out["reason"] = self.reason
         if self.sampled_sizes:
             out["sampled_batch_sizes"] = self.sampled_sizes
+        if self.unsampled_sizes:
+            out["unsampled_batch_sizes"] = self.unsampled_sizes
         for key in ("epsilon", "claimed"):
             v = float(getattr(self, key))
             if math.isfinite(v):
@@ -471,8 +482,8 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
                 a.entered(rec, rep, what)
     unaudited = []
     if untrusted(algo):  # a plug-in's sampler: the statistical audit at its recorded sizes
-        bad, unaudited, report.sampled_sizes = audit_samplers(algo, resolved, ref, _label,
-                                                              seed=seed)
+        bad, unaudited, report.sampled_sizes, report.unsampled_sizes = audit_samplers(
+            algo, resolved, ref, _label, seed=seed)
         a.failures.extend(bad)
     report.failures = a.failures
     report.epsilon, report.claimed = a.eps_max, a.declared.claimed

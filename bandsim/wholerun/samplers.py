@@ -26,6 +26,8 @@ from ..registry import get_mechanism, is_builtin
 
 #: Most distinct batch sizes sampled per audit.
 MAX_SIZES = 3
+#: Largest batch size sampled (the exact laws a sampled audit tabulates grow with n).
+MAX_N = 256
 #: Draws per path and input of each sampled audit (the sampled audit's own default is
 #: 10⁶; a whole run samples up to :data:`MAX_SIZES` batches).
 DRAWS = 200_000
@@ -36,15 +38,16 @@ def untrusted(algo):
     return bool(algo.mechanism) and not is_builtin(algo.mechanism, "mechanism")
 
 
-def batch_sizes(run, cap=MAX_SIZES):
-    """Distinct n of the run's ``batch`` releases (int list, ascending, at most ``cap``),
-    each with the index of its first release (dict n → release index)."""
+def batch_sizes(run, cap=MAX_SIZES, max_n=MAX_N):
+    """Distinct n ≤ ``max_n`` of the run's ``batch`` releases (at most ``cap``: the
+    smallest, the largest and evenly spaced ones between), each with the index of its
+    first release (dict n → release index, ascending n)."""
     rel = run.rel
     idx = np.nonzero(rel[:, R.REL_LAW] == codes.LAW_BATCH)[0]
     first = {}
     for i in idx:
         first.setdefault(int(rel[i, R.REL_N]), int(i))
-    sizes = sorted(n for n in first if n >= 1)
+    sizes = sorted(n for n in first if 1 <= n <= max_n)
     if len(sizes) > cap:
         pick = np.unique(np.linspace(0, len(sizes) - 1, cap).round().astype(int))
         sizes = [sizes[j] for j in pick]
@@ -77,12 +80,16 @@ def audit_samplers(algo, params, run, label, seed=0, draws=DRAWS):
         One line per batch size it could not sample (why).
     sizes : list of int
         The batch sizes sampled.
+    skipped : list of int
+        Recorded batch sizes above :data:`MAX_N`, not sampled.
     """
     from ..privacy.sampled import sampled_audit
 
     spec = get_mechanism(algo.mechanism)
     failures, unaudited = [], []
     sizes = batch_sizes(run)
+    recorded = set(run.rel[run.rel[:, R.REL_LAW] == codes.LAW_BATCH, R.REL_N].tolist())
+    skipped = sorted(int(n) for n in recorded if n > MAX_N)
     for n, i in sizes.items():
         rep = sampled_audit(spec.derive(n, params), algo.name, draws=draws, seed=seed)
         if rep.code == 1:
@@ -90,7 +97,7 @@ def audit_samplers(algo, params, run, label, seed=0, draws=DRAWS):
                             f"{spec.name}'s sampler at its recorded batch size — {rep.verdict()}")
         elif rep.code == 2:
             unaudited.append(f"(e) sampler: {label(run, i)} — {rep.verdict()}")
-    return failures, unaudited, list(sizes)
+    return failures, unaudited, list(sizes), skipped
 
 
-__all__ = ["DRAWS", "MAX_SIZES", "audit_samplers", "batch_sizes", "untrusted"]
+__all__ = ["DRAWS", "MAX_N", "MAX_SIZES", "audit_samplers", "batch_sizes", "untrusted"]

@@ -304,9 +304,8 @@ class _Audit:
             if abs(delta[i]) > bound * (1 + RTOL):
                 self.fail(f"(b) sensitivity: {_label(rec, int(i))} changes by "
                           f"{abs(delta[i]):.6g} > {bound:g} when one reward changes ({what})")
-        if not self._covered(rec, idx, delta, what):
-            return
-        self._compose(rec, idx, delta, what)
+        self._covered(rec, idx, delta, what)
+        self._compose(rec, idx, delta, what)  # what really entered, declared or not
 
     def _covered(self, rec, idx, delta, what):
         """(b): some declared case holds every entered release (law, scale, count)."""

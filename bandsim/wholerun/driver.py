@@ -55,7 +55,8 @@ class Run:
 
 
 def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, seed=0,
-         mode=codes.RECORD, block=-1, y=0.0, frozen=None, mirror=False, checkpoints=64):
+         mode=codes.RECORD, block=-1, y=0.0, frozen=None, mirror=False, checkpoints=64,
+         rng=None):
     """One run of ``algorithm``'s engine in its recording specialisation.
 
     Parameters
@@ -83,6 +84,10 @@ def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, s
         Mirror every other reward, x → 1 − x (the far replay of check (a)).
     checkpoints : int
         Checkpoints of the pseudo-regret (spread over [1, T]).
+    rng : numpy.random.Generator, optional
+        The run's generator (default ``default_rng(seed)``): a simulation's shard
+        generator reproduces that shard's run (a re-run for more capacity restarts
+        from the state it had at the call).
 
     Returns
     -------
@@ -100,14 +105,17 @@ def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, s
     _, gaps, rcode, rpar = inst.per_run(1)
     cps = np.unique(np.linspace(1, horizon, checkpoints).astype(np.int64))
     capacity = CAPACITY
+    gen = np.random.default_rng(seed) if rng is None else rng
+    state = gen.bit_generator.state
     while True:
+        gen.bit_generator.state = state
         regret = np.zeros((1, cps.size))
         pulls = np.zeros((1, inst.arms), np.int64)
         elim = np.zeros((1, inst.arms), np.int64)
         rec = R.recorder(mode, capacity, block=block, y=y, seed=seed, frozen=frozen,
                          mirror=mirror)
-        plan.run_shard(np.random.default_rng(seed),
-                       make_shard(gaps, rcode, rpar, horizon, cps, regret, pulls, elim), rec)
+        plan.run_shard(gen, make_shard(gaps, rcode, rpar, horizon, cps, regret, pulls, elim),
+                       rec)
         nb, nr = int(rec.counts[R.N_BLOCKS]), int(rec.counts[R.N_RELEASES])
         if nb <= capacity and nr <= capacity:
             break

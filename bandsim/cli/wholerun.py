@@ -69,7 +69,24 @@ def _with_defaults(algo, prm):
 
 
 def whole_run(args):
-    """Run ``bandsim audit --whole-run`` (module docstring); returns the exit status."""
+    """Run ``bandsim audit --whole-run`` (module docstring).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``bandsim audit`` command line (``horizon`` and ``seed`` checked).
+
+    Returns
+    -------
+    int
+        0 every audit PASSes, 1 one FAILs, 2 one is not auditable.
+
+    Raises
+    ------
+    ConfigError
+        Bad input (a flag of another audit mode, an unknown or non-private
+        algorithm, a parameter the algorithm does not take), before any work.
+    """
     for dest, flag in REFUSED:
         v = getattr(args, dest, None)
         if v not in (None, False):

@@ -147,6 +147,30 @@ def test_a_laplace_scale_20_percent_too_small_fails_c_and_d(weak_dp_se):
     assert r.epsilon == pytest.approx(0.625)
 
 
+def test_an_engine_that_ignores_the_recorder_is_not_auditable():
+    """A plan whose run_shard takes ``rec`` but drops it records nothing: never a PASS."""
+    base = registry.get_algorithm("dp-se")
+
+    class Deaf:
+        def __init__(self, plan):
+            self.plan = plan
+
+        def __getattr__(self, name):
+            return getattr(self.plan, name)
+
+        def run_shard(self, rng, shard, rec=None):
+            self.plan.run_shard(rng, shard)
+
+    bandsim.register(dataclasses.replace(base, name="dp-se-deaf",
+                                         plan=lambda p, a, h: Deaf(base.plan(p, a, h))),
+                     replace=True)
+    try:
+        r = audit("dp-se-deaf")
+        assert r.verdict == "not auditable" and "recorded 0 reward blocks" in r.reason
+    finally:
+        registry.unregister("dp-se-deaf")
+
+
 # ------------------------------------------------------------------ plug-in samplers
 
 @pytest.fixture(scope="module")

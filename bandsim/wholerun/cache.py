@@ -9,8 +9,8 @@ the SHA-256 of every source file of the ``bandsim`` package and of its
 ``kernels``, and a plug-in's own source digest): any edit of the code is
 another key, so a stale verdict is never read. A plug-in whose sources have
 no digest (declared in a script or a notebook) is never cached. The files
-live next to the exact audits (:mod:`bandsim.privacy.auditcache`:
-``$BANDSIM_CACHE_DIR/audits``; ``BANDSIM_CACHE_DIR=off`` disables both).
+live next to the exact audits' (:mod:`bandsim.privacy.auditcache`), in
+``$BANDSIM_CACHE_DIR/whole-run`` (``BANDSIM_CACHE_DIR=off`` disables both).
 
 :func:`verdict` computes (or reads) one verdict; :func:`lookup` only reads,
 for ``bandsim list``, which must stay fast.
@@ -21,7 +21,8 @@ import math
 from pathlib import Path
 
 from .._version import __version__
-from ..privacy.auditcache import cache_dir, cached
+from ..atomic import write_text
+from ..privacy.auditcache import cache_dir as _audit_dir
 from ..registry import get_algorithm, is_builtin, origin
 from .checks import MEANS, audit, audit_params
 
@@ -29,6 +30,33 @@ from .checks import MEANS, audit, audit_params
 RESULT_HORIZON = 100_000
 
 _CODE = []
+
+
+def cache_dir():
+    """The whole-run verdict directory (Path), or None when the cache is disabled."""
+    d = _audit_dir()
+    return None if d is None else d.parent / "whole-run"
+
+
+def _read(k):
+    d = cache_dir()
+    if k is None or d is None:
+        return None
+    try:
+        return json.loads((d / f"{k}.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _write(k, value):
+    d = cache_dir()
+    if k is None or d is None:
+        return
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        write_text(d / f"{k}.json", json.dumps(value))
+    except (OSError, ValueError):
+        pass
 
 
 def code_digest():
@@ -91,18 +119,12 @@ def verdict(algorithm, params=None, horizon=RESULT_HORIZON, seed=0):
     algo = get_algorithm(algorithm)
     resolved = algo.resolve(audit_params(algo, params), horizon)
     k = key(algo, resolved, horizon, seed=seed)
-    if k is None or cache_dir() is None:
-        return dict(audit(algo.name, resolved, horizon=horizon, seed=seed).to_dict(),
-                    cached=False)
-    fresh = []
-
-    def compute():
-        fresh.append(True)
-        return audit(algo.name, resolved, horizon=horizon, seed=seed).to_dict()
-
-    out = dict(cached(k, compute))
-    out["cached"] = not fresh
-    return out
+    hit = _read(k)
+    if hit is not None:
+        return dict(hit, cached=True)
+    out = audit(algo.name, resolved, horizon=horizon, seed=seed).to_dict()
+    _write(k, out)
+    return dict(out, cached=False)
 
 
 def result_verdict(algo, params, horizon):
@@ -131,18 +153,12 @@ def result_verdict(algo, params, horizon):
 def remember(report, seed=0):
     """Keep a fresh report (of :func:`bandsim.wholerun.audit` at its default parameters)
     in the cache, so that ``bandsim list`` shows it. Never raises."""
-    from ..atomic import write_text
-
     try:
         algo = get_algorithm(report.algorithm)
-        k = key(algo, report.params, report.horizon, seed=seed)
-        d = cache_dir()
-        if k is None or d is None or report.verdict == "not private":
-            return
-        d.mkdir(parents=True, exist_ok=True)
-        write_text(d / f"{k}.json", json.dumps(report.to_dict()))
-    except (OSError, ValueError):
-        pass
+    except ValueError:
+        return
+    if report.verdict != "not private":
+        _write(key(algo, report.params, report.horizon, seed=seed), report.to_dict())
 
 
 def lookup(algorithm, horizon=RESULT_HORIZON, seed=0):
@@ -157,14 +173,7 @@ def lookup(algorithm, horizon=RESULT_HORIZON, seed=0):
         resolved = algo.resolve(audit_params(algo), horizon)
     except ValueError:
         return None
-    k = key(algo, resolved, horizon, seed=seed)
-    d = cache_dir()
-    if k is None or d is None:
-        return None
-    try:
-        return json.loads((d / f"{k}.json").read_text())
-    except (OSError, ValueError):
-        return None
+    return _read(key(algo, resolved, horizon, seed=seed))
 
 
 def summary(v):
@@ -181,4 +190,4 @@ def summary(v):
     return text
 
 
-__all__ = ["RESULT_HORIZON", "code_digest", "key", "lookup", "remember", "result_verdict", "summary", "verdict"]
+__all__ = ["RESULT_HORIZON", "cache_dir", "code_digest", "key", "lookup", "remember", "result_verdict", "summary", "verdict"]

@@ -59,6 +59,7 @@ from ..errors import ConfigError, check_int
 from ..kernels import codes
 from ..kernels import record as R
 from ..params import REQUIRED
+from ..plancache import memo, plan_key
 from ..privacy.participation import cases, releases_of
 from ..runner import MAX_HORIZON
 from .driver import play
@@ -194,8 +195,8 @@ def _close(a, b):
 
 
 class _Audit:
-    def __init__(self, algo, params, horizon, means, seed):
-        self.algo, self.params, self.horizon = algo, params, horizon
+    def __init__(self, algo, params, horizon, means, seed, plan):
+        self.algo, self.params, self.horizon, self.plan = algo, params, horizon, plan
         self.means, self.seed = means, seed
         self.declared = _Declared(algo, params, horizon)
         self.spec = registry.get_mechanism(algo.mechanism)
@@ -209,7 +210,9 @@ class _Audit:
 
     def play(self, **kw):
         kw.setdefault("seed", self.seed)
-        return play(self.algo, self.params, kw.pop("means", self.means), self.horizon, **kw)
+        means = kw.pop("means", self.means)
+        plan = self.plan if len(means) == len(self.means) else None
+        return play(self.algo, self.params, means, self.horizon, plan=plan, **kw)
 
     # ---------------------------------------------------------------- (a) decisions
     def same_decisions(self, rec, rep, what):
@@ -397,10 +400,11 @@ def audit_params(algo, params=None):
     return given
 
 
-def recordable(algo, params, horizon):
+def recordable(algo, params, horizon, plan=None):
     """Why ``algo``'s engine cannot be recorded (str), or None: its plan's ``run_shard``
     must take the recorder (``rec``)."""
-    plan_cls = getattr(algo.plan(params, len(MEANS), horizon), "run_shard", None)
+    plan = algo.plan(params, len(MEANS), horizon) if plan is None else plan
+    plan_cls = getattr(plan, "run_shard", None)
     try:
         takes = plan_cls is not None and "rec" in inspect.signature(plan_cls).parameters
     except (TypeError, ValueError):
@@ -456,12 +460,19 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
 
     if not algo.private:
         return done("not private")
-    why = recordable(algo, resolved, horizon)
+    arms = len(means)  # one plan for every run (shared with a study's simulations)
+    plan = memo(plan_key("plan", algo.name, resolved, arms, horizon),
+                lambda: algo.plan(resolved, arms, horizon))
+    why = recordable(algo, resolved, horizon, plan)
     if why:
         return done("not auditable", why)
-    a = _Audit(algo, resolved, int(horizon), means, seed)
+    a = _Audit(algo, resolved, int(horizon), means, seed, plan)
     ref = a.play()
     report.releases = len(ref.rel)
+    if len(ref.blocks) == 0 or len(ref.rel) == 0:  # a plan that takes rec but never uses it
+        return done("not auditable", f"its engine recorded {len(ref.blocks)} reward blocks and "
+                                     f"{len(ref.rel)} releases in a run of T = {horizon}: it "
+                                     "does not route its draws through the recorder")
     a.scales(ref)
     a.ranges(ref)
     mirror = a.play(mode=codes.REPLAY, frozen=ref.values, mirror=True)

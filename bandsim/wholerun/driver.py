@@ -56,7 +56,7 @@ class Run:
 
 def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, seed=0,
          mode=codes.RECORD, block=-1, y=0.0, frozen=None, mirror=False, checkpoints=64,
-         rng=None):
+         rng=None, plan=None):
     """One run of ``algorithm``'s engine in its recording specialisation.
 
     Parameters
@@ -88,6 +88,9 @@ def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, s
         The run's generator (default ``default_rng(seed)``): a simulation's shard
         generator reproduces that shard's run (a re-run for more capacity restarts
         from the state it had at the call).
+    plan : optional
+        The algorithm's plan for these parameters, ``len(means)`` arms and T
+        (default: built here).
 
     Returns
     -------
@@ -101,7 +104,8 @@ def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, s
     algo = registry.get_algorithm(algorithm) if isinstance(algorithm, str) else algorithm
     inst = make_instance(means=list(means), rewards=rewards, sigma=sigma)
     resolved = algo.resolve(dict(params), horizon)
-    plan = algo.plan(resolved, inst.arms, horizon)
+    if plan is None:
+        plan = algo.plan(resolved, inst.arms, horizon)
     _, gaps, rcode, rpar = inst.per_run(1)
     cps = np.unique(np.linspace(1, horizon, checkpoints).astype(np.int64))
     capacity = CAPACITY

@@ -202,6 +202,7 @@ class _Audit:
         self.spec = registry.get_mechanism(algo.mechanism)
         self.failures = []
         self.eps_max = math.nan
+        self.capacity = None  # the reference run's size, once known (no re-run to grow)
         self._calib = {}
 
     def fail(self, line):
@@ -210,6 +211,7 @@ class _Audit:
 
     def play(self, **kw):
         kw.setdefault("seed", self.seed)
+        kw.setdefault("capacity", self.capacity)
         means = kw.pop("means", self.means)
         plan = self.plan if len(means) == len(self.means) else None
         return play(self.algo, self.params, means, self.horizon, plan=plan, **kw)
@@ -270,11 +272,19 @@ class _Audit:
 
     def scales(self, run):
         d = self.declared
-        for i in range(len(run.rel)):
+        if len(run.rel) == 0:
+            return
+        keys = np.column_stack([run.rel[:, [R.REL_LAW, R.REL_N, R.REL_TAG]].astype(float),
+                                run.val[:, R.VAL_SCALE]])
+        for i in sorted(np.unique(keys, axis=0, return_index=True)[1]):  # each kind once
+            i = int(i)
             law, scale = int(run.rel[i, R.REL_LAW]), float(run.val[i, R.VAL_SCALE])
             if law == codes.LAW_LAPLACE:
-                ok = any(_close(scale, s) for s in d.laplace)
+                ok = any(_close(scale, s) for s in d.laplace) or self.as_batch(run, i)
                 want = ", ".join(f"{s:.6g}" for s in sorted(set(d.laplace))) or "none"
+                if d.batch:
+                    fpar0 = self.calibration(int(run.rel[i, R.REL_N]))[0]
+                    want += f" (or {fpar0:.6g}, {self.spec.name}'s calibration at n)"
             elif law == codes.LAW_SVT_THRESHOLD:
                 ok = any(_close(scale, r.scale) for r in d.svt)
                 want = ", ".join(f"{r.scale:.6g}" for r in d.svt) or "none"
@@ -293,6 +303,15 @@ class _Audit:
                 self.fail(f"(c) scales: {_label(run, i)} — the privacy claim was computed "
                           f"from scale {want}")
                 return
+
+    def as_batch(self, run, i):
+        """A Laplace release that is one batch of the mechanism at its calibration (an
+        algorithm declaring ``batch`` releases of a Laplace mechanism)."""
+        if not self.declared.batch or any(_close(run.val[i, R.VAL_SCALE], s)
+                                          for s in self.declared.laplace):
+            return False
+        return _close(float(run.val[i, R.VAL_SCALE]),
+                      self.calibration(int(run.rel[i, R.REL_N]))[0])
 
     # ---------------------------------------------------------------- (b), (d) one pair
     def entered(self, rec, rep, what):
@@ -313,11 +332,13 @@ class _Audit:
     def _covered(self, rec, idx, delta, what):
         """(b): some declared case holds every entered release (law, scale, count)."""
         d = self.declared
+        lap_batch = [i for i in idx if rec.rel[i, R.REL_LAW] == codes.LAW_LAPLACE
+                     and self.as_batch(rec, i)]
         lap = [float(rec.val[i, R.VAL_SCALE]) for i in idx
-               if rec.rel[i, R.REL_LAW] == codes.LAW_LAPLACE]
+               if rec.rel[i, R.REL_LAW] == codes.LAW_LAPLACE and i not in lap_batch]
         queries = {int(rec.rel[i, R.REL_TAG]) for i in idx
                    if rec.rel[i, R.REL_LAW] == codes.LAW_SVT_QUERY}
-        batches = sum(1 for i in idx if rec.rel[i, R.REL_LAW] == codes.LAW_BATCH)
+        batches = len(lap_batch) + sum(1 for i in idx if rec.rel[i, R.REL_LAW] == codes.LAW_BATCH)
         other = [int(i) for i in idx if rec.rel[i, R.REL_LAW] not in
                  (codes.LAW_LAPLACE, codes.LAW_SVT_QUERY, codes.LAW_BATCH)]
         if other:
@@ -469,6 +490,7 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
     a = _Audit(algo, resolved, int(horizon), means, seed, plan)
     ref = a.play()
     report.releases = len(ref.rel)
+    a.capacity = max(len(ref.rel), len(ref.blocks)) + 64
     if len(ref.blocks) == 0 or len(ref.rel) == 0:  # a plan that takes rec but never uses it
         return done("not auditable", f"its engine recorded {len(ref.blocks)} reward blocks and "
                                      f"{len(ref.rel)} releases in a run of T = {horizon}: it "

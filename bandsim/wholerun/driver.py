@@ -56,7 +56,7 @@ class Run:
 
 def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, seed=0,
          mode=codes.RECORD, block=-1, y=0.0, frozen=None, mirror=False, checkpoints=64,
-         rng=None, plan=None):
+         rng=None, plan=None, capacity=None):
     """One run of ``algorithm``'s engine in its recording specialisation.
 
     Parameters
@@ -91,6 +91,8 @@ def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, s
     plan : optional
         The algorithm's plan for these parameters, ``len(means)`` arms and T
         (default: built here).
+    capacity : int, optional
+        Releases and blocks the recorder holds at first (default :data:`CAPACITY`).
 
     Returns
     -------
@@ -108,7 +110,7 @@ def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, s
         plan = algo.plan(resolved, inst.arms, horizon)
     _, gaps, rcode, rpar = inst.per_run(1)
     cps = np.unique(np.linspace(1, horizon, checkpoints).astype(np.int64))
-    capacity = CAPACITY
+    capacity = CAPACITY if capacity is None else int(capacity)
     gen = np.random.default_rng(seed) if rng is None else rng
     state = gen.bit_generator.state
     while True:

@@ -26,11 +26,13 @@ from ..registry import get_mechanism, is_builtin
 
 #: Most distinct batch sizes sampled per audit.
 MAX_SIZES = 3
-#: Largest batch size sampled (the exact laws a sampled audit tabulates grow with n).
-MAX_N = 256
+#: Largest batch size sampled (a per-user path draws n users' noise per output).
+MAX_N = 64
 #: Draws per path and input of each sampled audit (the sampled audit's own default is
-#: 10⁶; a whole run samples up to :data:`MAX_SIZES` batches).
+#: 10⁶; a whole run samples up to :data:`MAX_SIZES` batches), at most :data:`WORK` / n.
 DRAWS = 200_000
+#: Budget n × draws per batch size (about a second for a SecAgg plug-in at n = 64).
+WORK = 3_200_000
 
 
 def untrusted(algo):
@@ -69,7 +71,7 @@ def audit_samplers(algo, params, run, label, seed=0, draws=DRAWS):
     seed : int
         Root seed of the sampled audits.
     draws : int
-        Draws per path and input.
+        Draws per path and input (at most :data:`WORK` / n).
 
     Returns
     -------
@@ -91,7 +93,8 @@ def audit_samplers(algo, params, run, label, seed=0, draws=DRAWS):
     recorded = set(run.rel[run.rel[:, R.REL_LAW] == codes.LAW_BATCH, R.REL_N].tolist())
     skipped = sorted(int(n) for n in recorded if n > MAX_N)
     for n, i in sizes.items():
-        rep = sampled_audit(spec.derive(n, params), algo.name, draws=draws, seed=seed)
+        rep = sampled_audit(spec.derive(n, params), algo.name, draws=min(draws, WORK // n),
+                            seed=seed)
         if rep.code == 1:
             failures.append(f"(e) sampler: {label(run, i)}, the plug-in mechanism "
                             f"{spec.name}'s sampler at its recorded batch size — {rep.verdict()}")
@@ -100,4 +103,4 @@ def audit_samplers(algo, params, run, label, seed=0, draws=DRAWS):
     return failures, unaudited, list(sizes), skipped
 
 
-__all__ = ["DRAWS", "MAX_N", "MAX_SIZES", "audit_samplers", "batch_sizes", "untrusted"]
+__all__ = ["DRAWS", "MAX_N", "MAX_SIZES", "WORK", "audit_samplers", "batch_sizes", "untrusted"]

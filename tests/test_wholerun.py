@@ -237,5 +237,30 @@ def test_the_verdict_reaches_results_list_and_board(capsys):
     main(["list", "--json"])
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out) if "whole_run" in r}
     assert rows["ucb1"]["whole_run"] == "-"
-    assert rows["dp-ucb"]["whole_run"].startswith(("not run — bandsim audit dp-ucb",
-                                                   "not auditable", "PASS"))
+    assert rows["cdp-se"]["whole_run"] == "not run — bandsim audit cdp-se --whole-run"
+    assert main(["audit", "dp-se,cdp-se", "--whole-run"]) == 0  # at the defaults: kept
+    capsys.readouterr()
+    main(["list", "--json"])
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out) if "whole_run" in r}
+    assert rows["dp-se"]["whole_run"] == "PASS ε 0.5 ≤ 0.5"
+    assert rows["cdp-se"]["whole_run"] == "PASS"
+
+
+def test_a_whole_run_fail_is_never_ranked():
+    from bandsim.studies import leaderboard as lb
+
+    rows = [dict(role="entry", trust="central ε-DP", algorithm=a, cost_ratio=float("nan"),
+                 verdict="PASS", audit_ratio=float("nan"), provisional=False,
+                 provisional_note="", counterpart="se", counterpart_note="", runs=1,
+                 seconds=0.0, rank=1.0, whole_run_verdict=w, failed_audit=lb.failed_audit(
+                     dict(verdict="PASS", whole_run_verdict=w)))
+            for a, w in (("dp-se", "PASS"), ("dist-dp-se", "FAIL"))]
+    board = {b["algorithm"]: b for b in lb.board_rows(rows)}
+    assert board["dist-dp-se"]["failed"] and not board["dp-se"]["failed"]
+    assert board["dp-se"]["position"] == 1 and board["dist-dp-se"]["position"] == 0
+    failed = lb.failed_section(list(board.values()))
+    col = failed.columns.index("whole-run audit")
+    assert [(r[1], r[col]) for r in failed.rows] == [("dist-dp-se", "1 FAIL")]
+    ranked = lb.board_section("central ε-DP", list(board.values()))
+    assert [r[1] for r in ranked.rows] == ["dp-se"]
+    assert ranked.rows[0][ranked.columns.index("whole-run audit")] == "1 PASS"

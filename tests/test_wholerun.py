@@ -219,7 +219,7 @@ def test_bad_input_fails_closed_in_one_line(argv, field, capsys):
     assert len(err) == 1 and err[0].startswith(f"error: {field}=")
 
 
-def test_the_verdict_reaches_results_list_and_board(capsys):
+def test_the_verdict_reaches_results_list_and_board(capsys, monkeypatch, tmp_path):
     from bandsim.studies.leaderboard import failed_audit
     from bandsim.studies.suite import audit_columns
 
@@ -234,6 +234,7 @@ def test_the_verdict_reaches_results_list_and_board(capsys):
     assert not failed_audit(dict(verdict="PASS", whole_run_verdict="PASS"))
     assert "whole_run" not in bandsim.simulate("ucb1", means=[0.9, 0.5], horizon=1000,
                                                runs=1).config["privacy"]
+    monkeypatch.setenv("BANDSIM_CACHE_DIR", str(tmp_path))  # a fresh verdict cache
     main(["list", "--json"])
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out) if "whole_run" in r}
     assert rows["ucb1"]["whole_run"] == "-"

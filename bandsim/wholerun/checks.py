@@ -255,10 +255,12 @@ class _Audit:
         bad = np.nonzero(sums & ((true < -RTOL * top) | (true > top * (1 + RTOL))))[0]
         if bad.size:
             i = int(bad[0])
-            unit = "n g" if law[i] == codes.LAW_BATCH and tag[i] > 0 else "n"
+            enc = law[i] == codes.LAW_BATCH and tag[i] > 0
+            unit, why = ("n g", "an encoded reward outside [0, g]") if enc else (
+                "n", "a reward outside [0, 1]")
             self.fail(f"(b) sensitivity: {_label(run, i)} releases a statistic "
                       f"{true[i]:.6g} outside [0, {unit}] = [0, {top[i]:.6g}] of its n = "
-                      f"{int(n[i])} rewards (a reward outside [0, 1])")
+                      f"{int(n[i])} rewards ({why})")
 
     # ---------------------------------------------------------------- (c) scales
     def calibration(self, n):

@@ -8,15 +8,20 @@ the user's arm's tree that cover its count (DP-UCB, Sajed 2019 Algorithm 5),
 one SVT instance's queries and its arm's histogram sum (DP-SE 2, Sajed 2019
 Algorithm 10, Theorem A.1.1).
 """
+import dataclasses
+import math
+
 import numpy as np
 import pytest
 
 from bandsim import registry
+from bandsim.algorithms import per_step, svt
 from bandsim.instances import make_instance
 from bandsim.kernels import codes
 from bandsim.kernels import record as R
 from bandsim.kernels.shard import make_shard
 from bandsim.privacy.participation import releases_of
+from bandsim.wholerun import audit
 from bandsim.wholerun.driver import play
 
 #: (algorithm, params, means, horizon): DP-SE 2 at ε = 2 on well-separated arms halts
@@ -159,3 +164,75 @@ def test_a_dp_se2_reward_enters_one_svt_instance_and_its_arm_histogram_sum(name)
             assert np.all((r0.val[sums, R.VAL_TRUE] >= 0)
                           & (r0.val[sums, R.VAL_TRUE] <= r0.rel[sums, R.REL_N]))
     assert len(epochs_seen) >= 2  # the cases reach past the first instance
+
+
+# ---------------------------------------------------------------- the whole-run audit
+
+#: An instance on which DP-SE 2 halts its SVT and releases histogram sums at ε = 0.5,
+#: T = 10⁵ (on the audit's default instance its first epoch runs to the horizon).
+HALTING = (0.9, 0.5, 0.2)
+
+
+def _short_tree(horizon):
+    """``tree_levels`` with the + 1 forgotten: ⌈log₂ T⌉ levels (Sajed (2019), Alg 5 line 3
+    asks ⌈log₂ T⌉ + 1), so every node gets Lap(⌈log₂ T⌉/ε)."""
+    return math.ceil(math.log2(horizon)) if horizon > 1 else 1
+
+
+def _failure(report, check, law):
+    """The first failure line of ``check`` that names a release of ``law``."""
+    return next((f for f in report.failures if f.startswith(check) and "release #" in f
+                 and f", {law}, scale " in f), None)
+
+
+def test_dp_ucb_with_its_tree_one_level_short_fails_the_whole_run_audit(monkeypatch):
+    """The mutation is decided in the plan (the kernel allocates 64 levels and reads the
+    node scale from the plan). With K ≥ 2 a reward enters at most ⌈log₂ T⌉ nodes, so the
+    mutant composes to at most ε: only the scale check (c), and the declared cases of (b),
+    can see it."""
+    monkeypatch.setattr(per_step, "tree_levels", _short_tree)
+    horizon = 20_000
+    m = (horizon - 1).bit_length() + 1
+    report = audit("dp-ucb", horizon=horizon)
+    assert report.verdict == "FAIL"
+    line = _failure(report, "(c) scales", "laplace")
+    assert line is not None, report.failures
+    assert f"scale {(m - 1) / 0.5:g}" in line and f"computed from scale {m / 0.5:g}" in line
+
+
+@pytest.mark.parametrize("name", ["dp-se2", "dp-se2-modified"])
+def test_dp_se2_with_its_histogram_noise_halved_fails_the_whole_run_audit(monkeypatch, name):
+    """Lap(1/ε) on each epoch sum instead of Lap(2/ε) (Algorithm 10 line 20's Lap(2/(εr))
+    on the mean, read as Lap(1/ε) on the sum): (c) names the histogram release."""
+    plan = svt._plan_dp_se2
+
+    def halved(params, arms, horizon, modified):
+        p = plan(params, arms, horizon, modified)
+        return dataclasses.replace(p, hist_scale=p.hist_scale / 2)
+
+    monkeypatch.setattr(svt, "_plan_dp_se2", halved)
+    report = audit(name, means=HALTING)
+    assert report.verdict == "FAIL"
+    line = _failure(report, "(c) scales", "laplace")
+    assert line is not None and "computed from scale 4" in line, report.failures
+
+
+@pytest.mark.parametrize("name, horizon, means", [
+    ("dp-ucb", 20_000, None),
+    ("dp-se2", 100_000, None), ("dp-se2", 100_000, HALTING),
+    ("dp-se2-modified", 100_000, None), ("dp-se2-modified", 100_000, HALTING),
+])
+def test_the_honest_per_step_and_svt_engines_pass_the_whole_run_audit(name, horizon, means):
+    report = audit(name, horizon=horizon, means=means)
+    assert report.verdict == "PASS", report.failures
+    assert report.neighbours >= 10 and report.epsilon <= report.claimed * (1 + 1e-9)
+    if name == "dp-ucb":  # ⌊log₂ N_a⌋ + 1 ≤ ⌈log₂ T⌉ nodes of scale (⌈log₂ T⌉ + 1)/ε
+        m = (horizon - 1).bit_length() + 1
+        assert report.epsilon <= (m - 1) / m * report.claimed * (1 + 1e-9)
+    elif means == HALTING:  # the SVT instance (ε/2) and the histogram sum (ε/2)
+        assert report.epsilon == pytest.approx(report.claimed, rel=1e-9)
+
+
+@pytest.mark.parametrize("name", ["ucb1", "se"])
+def test_ucb1_and_se_are_not_private(name):
+    assert audit(name, horizon=5_000).verdict == "not private"

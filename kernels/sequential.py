@@ -265,12 +265,16 @@ def run_ucb_shard(rng, shard, gamma, scale, rec):
         for a in range(K):
             if t >= horizon:
                 break
-            x = rdraw(rng, rec, run, t, a, rcode, rpar[run, a])
             n[a] = 1
-            if private:
-                O[a] = tree_release(alpha[a], cum[a], 1, x, scale, rng, rec, run, t + 1, a)
+            if rec is None:
+                x = draw(rng, rcode, rpar[run, a])
+                O[a] = tree_insert(alpha[a], cum[a], 1, x, scale, rng) if private else x
             else:
-                O[a] = reveal(rec, run, t + 1, a, x)
+                x = rdraw(rng, rec, run, t, a, rcode, rpar[run, a])
+                if private:
+                    O[a] = tree_release(alpha[a], cum[a], 1, x, scale, rng, rec, run, t + 1, a)
+                else:
+                    O[a] = reveal(rec, run, t + 1, a, x)
             c[a] = (O[a] + gamma) / n[a]
             rr[a] = 1.0 / math.sqrt(n[a])
             t += 1
@@ -312,11 +316,15 @@ def run_ucb_shard(rng, shard, gamma, scale, rec):
             # pull a at time tt
             p = rpar[run, a]
             na = n[a] + 1
-            x = rdraw(rng, rec, run, t, a, rcode, p)
-            if private:
-                Oa = tree_release(alpha[a], cum[a], na, x, scale, rng, rec, run, tt, a)
+            if rec is None:
+                x = draw(rng, rcode, p)
+                Oa = tree_insert(alpha[a], cum[a], na, x, scale, rng) if private else O[a] + x
             else:
-                Oa = O[a] + reveal(rec, run, tt, a, x)
+                x = rdraw(rng, rec, run, t, a, rcode, p)
+                if private:
+                    Oa = tree_release(alpha[a], cum[a], na, x, scale, rng, rec, run, tt, a)
+                else:
+                    Oa = O[a] + reveal(rec, run, tt, a, x)
             t = tt
             # leader window: decisions for pulls t+1 .. t_end, sized so that the
             # first one passes (shrunk geometrically towards a crossing)

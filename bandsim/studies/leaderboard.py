@@ -144,10 +144,9 @@ def board_rows(rows):
 
 
 def _sampled(name, verdicts=()):
-    """The board's sampled-audit cell: ``FAIL``/``PASS`` when the suite ran it on every
-    cell's ε (a plug-in, ``sampled_verdict`` of the rows), else what ``bandsim audit
-    --sampled`` does for ``name`` (:func:`sampler_status`): "yes", "not auditable: …" (said
-    as such), "not private", or "unknown" (not registered now)."""
+    """``FAIL``/``PASS`` when the suite ran the sampled audit (the rows' ``sampled_verdict``),
+    else what ``bandsim audit --sampled`` does for ``name`` (:func:`sampler_status`): "yes",
+    "not auditable: …", "not private", or "unknown" (not registered now)."""
     if "FAIL" in verdicts:
         return "FAIL"
     if verdicts and all(v == "PASS" for v in verdicts):
@@ -262,9 +261,8 @@ def board_section(trust, board):
 
 def failed_section(board):
     """The algorithms whose exact or sampled audit FAILed somewhere: never ranked."""
-    s = Section("failed audit (not ranked)", ["trust", "algorithm", "cells",
-                                              "per-batch privacy verdicts", "sampled audit",
-                                              "runs"])
+    s = Section("failed audit (not ranked)", ["trust", "algorithm", "cells", "per-batch "
+                                              "privacy verdicts", "sampled audit", "runs"])
     for b in board:
         if b.get("failed"):
             runs = (f"{b['runs_min']:,}" if b["runs_min"] == b["runs_max"]

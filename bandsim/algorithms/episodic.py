@@ -50,6 +50,7 @@ from ..kernels import codes, episodic, indices, thompson
 from ..mechanisms import SumBatch
 from ..mechanisms.families import InsideEngine
 from ..params import EPSILON, Param
+from ..privacy.audit import audit_laplace
 from ..privacy.participation import Release, cases, laplace_participation
 from ..privacy.report import AuditReport, Row
 from ..registry import register as add
@@ -391,8 +392,6 @@ def _audit_dp_ts(batch, algorithm, fold_max=None):
     """DP-TS as a composition of its declared releases (:func:`dp_ts_participation` over
     :data:`AUDIT_PULLS` pulls): each Laplace release audited exactly, the epoch sum's and
     the worst epoch r's r + 1 nodes added up, against Theorem 1's ε/2 + ε/2."""
-    from ..privacy.audit import audit_laplace  # the privacy toolkit loads scipy
-
     eps = batch.privacy["epsilon"]
     releases = dp_ts_participation(dict(epsilon=eps), AUDIT_PULLS)
 

@@ -24,8 +24,10 @@ import math
 
 
 from ..errors import ConfigError, check_int
-from ..privacy.audit import auditable
-from ..privacy.sampled import sampler_status
+from ..privacy.accountant import accountable, calibrate, compose
+from ..privacy.audit import audit, auditable
+from ..privacy.pmf import PmfTooLarge
+from ..privacy.sampled import DRAWS, sampled, sampler_status
 from ..registry import algorithms, get_algorithm, get_mechanism
 from ..runner import MAX_HORIZON
 from .common import command, floats, ints, one_int, registers, strict_json, wide_console
@@ -63,8 +65,6 @@ def _grid(args, default_n, known=None):
 
 def _sampled(args, console):
     """``--sampled``: the sampled audit of the real kernels, one line per batch."""
-    from ..privacy.sampled import DRAWS, sampled
-
     names, skipped, sizes = _grid(args, 16)
     reports = []
     out = _out()
@@ -184,10 +184,6 @@ def _out():
 def _audit(args, console):
     from rich.table import Table
 
-    from ..privacy.audit import audit
-
-    from ..privacy.pmf import PmfTooLarge
-
     names, skipped, sizes = _grid(args, 1024)
     reports = []
     for name, eps, n in itertools.product(names, args.epsilon, sizes):
@@ -236,8 +232,6 @@ def _audit(args, console):
 def _compose(args, console):
     from rich.table import Table
 
-    from ..privacy.accountant import accountable, compose
-
     names, skipped, sizes = _grid(args, 1024, accountable())
     rows = []
     for name, eps, n in itertools.product(names, args.epsilon, sizes):
@@ -270,8 +264,6 @@ def _num(x):
 
 def _calibrate(args, console):
     from rich.table import Table
-
-    from ..privacy.accountant import accountable, calibrate
 
     names, _ = _algorithms(args.algorithm, False, None, accountable())
     n = (args.batch_size or [1024])[0]

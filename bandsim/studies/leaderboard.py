@@ -131,7 +131,7 @@ def board_rows(rows):
             not_audited=verdicts.get("not audited", 0),
             not_auditable=verdicts.get("not auditable", 0),
             worst_audit_ratio=max(audited) if audited else float("nan"),
-            sampled=_sampled(name),
+            sampled=_sampled(name, [r.get("sampled_verdict", "") for r in rs]),
             runs_min=min(r["runs"] for r in rs), runs_max=max(r["runs"] for r in rs),
             seconds=sum(r["seconds"] for r in rs)))
     order = trust_order(out)
@@ -143,9 +143,14 @@ def board_rows(rows):
     return out
 
 
-def _sampled(name):
-    """What ``bandsim audit --sampled`` does for ``name`` (:func:`sampler_status`): "yes",
-    "not auditable: …" (said as such), "not private", or "unknown" (not registered now)."""
+def _sampled(name, verdicts=()):
+    """``FAIL``/``PASS`` when the suite ran the sampled audit (the rows' ``sampled_verdict``),
+    else what ``bandsim audit --sampled`` does for ``name`` (:func:`sampler_status`): "yes",
+    "not auditable: …", "not private", or "unknown" (not registered now)."""
+    if "FAIL" in verdicts:
+        return "FAIL"
+    if verdicts and all(v == "PASS" for v in verdicts):
+        return "PASS"
     try:
         status = sampler_status(name)
     except ConfigError:
@@ -256,14 +261,14 @@ def board_section(trust, board):
 
 def failed_section(board):
     """The algorithms whose exact or sampled audit FAILed somewhere: never ranked."""
-    s = Section("failed audit (not ranked)", ["trust", "algorithm", "cells",
-                                              "per-batch privacy verdicts", "runs"])
+    s = Section("failed audit (not ranked)", ["trust", "algorithm", "cells", "per-batch "
+                                              "privacy verdicts", "sampled audit", "runs"])
     for b in board:
         if b.get("failed"):
             runs = (f"{b['runs_min']:,}" if b["runs_min"] == b["runs_max"]
                     else f"{b['runs_min']:,}–{b['runs_max']:,}")
             s.rows.append([b["trust"], name_text(b), str(b["cells"]), board_verdict_text(b),
-                           runs])
+                           b.get("sampled", "unknown"), runs])
     return s
 
 
@@ -323,7 +328,9 @@ LEGEND = (
     "time (its `bandsim audit` command is in rows.parquet); not auditable = the mechanism "
     "has no exact audit. A configuration whose exact or sampled audit FAILs is not ranked: "
     "its algorithm is listed under \"failed audit\" and the suite exits 1. Sampled audit: "
-    "yes = `bandsim audit --sampled` runs the kernels a simulation draws with; "
+    "PASS/FAIL = the suite ran `bandsim audit --sampled` on a plug-in's own samplers at "
+    "every ε (n = 16; its command is in rows.parquet); yes = it runs the kernels a "
+    "simulation draws with (a built-in's, audited by bandsim's test suite); "
     "not auditable = it cannot (the reason is shown). "
     "† = provisional specification.")
 

@@ -21,7 +21,7 @@ Every reward sum above has sensitivity 1 (rewards in [0, 1]); every reward
 enters one released sum (or, for DP-TS, one epoch sum and the nodes of one
 binary mechanism), so each algorithm is ε-DP in the central model.
 
-Every plan has ``run_shard(rng, shard)`` (a :class:`bandsim.kernels.shard.Shard`), a
+Every plan has ``run_shard(rng, shard, rec=None)`` (a :class:`bandsim.kernels.shard.Shard`), a
 ``stages`` list (reports), ``shard_runs``
 and ``privacy`` (the claim, copied into the result's configuration).
 :data:`ALGORITHMS` declares them through the public plug-in API
@@ -234,9 +234,10 @@ class LazyDpTsPlan:
     stages: list = field(default_factory=list)
     privacy: dict = None
 
-    def run_shard(self, rng, shard):
-        """Simulate one shard of runs in place."""
-        thompson.run_lazy_dp_ts_shard(rng, shard, self.c_shift, self.noise_scale, self.log_factor)
+    def run_shard(self, rng, shard, rec=None):
+        """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""
+        thompson.run_lazy_dp_ts_shard(rng, shard, self.c_shift, self.noise_scale, self.log_factor,
+                                      rec)
 
 
 @dataclass(kw_only=True)
@@ -251,10 +252,10 @@ class DpTsPlan:
     stages: list = field(default_factory=list)
     privacy: dict = None
 
-    def run_shard(self, rng, shard):
-        """Simulate one shard of runs in place."""
+    def run_shard(self, rng, shard, rec=None):
+        """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""
         thompson.run_dp_ts_shard(rng, shard, self.c_shift, self.chunk_scale, self.node_scale,
-                        self.log_factor)
+                                 self.log_factor, rec)
 
 
 def plan_lazy_dp_ts(params, arms, horizon):

@@ -1,0 +1,167 @@
+"""Recording mode of the episodic and per-round Thompson engines (whole-run privacy audit).
+
+A recorded run on D and its replay on a neighbour D' (one user's reward
+changed, every release frozen to its recorded value) must take every
+decision of the recorded run, and the releases whose true statistic
+changes must be exactly those the paper's privacy proof lets the user
+enter: one episode sum (AdaP, DP-KLUCB/IMED; Azize & Basu, NeurIPS 2022,
+Theorem 6), one chunk sum (Lazy-DP-TS; Hu & Hegde, UAI 2022, Theorem 3),
+or one epoch sum and at most r + 1 nodes of epoch r's binary mechanism
+(DP-TS; Hu & Hegde, UAI 2022, Theorem 1). The declarations
+(``Algorithm.participation``) must list the scales and counts the engines
+record.
+"""
+import numpy as np
+import pytest
+
+from bandsim import registry
+from bandsim.kernels import codes
+from bandsim.kernels import record as R
+from bandsim.privacy.participation import cases, releases_of
+from bandsim.wholerun.driver import play
+
+MEANS = (0.7, 0.5, 0.45)
+EPS = 0.5
+HORIZON = 3000
+EPISODIC = ("adap-ucb", "adap-klucb", "dp-klucb", "dp-imed")
+ALL = EPISODIC + ("lazy-dp-ts", "dp-ts")
+
+
+def _params(name):
+    return dict(epsilon=EPS)
+
+
+def _record(name, block=-1, y=0.0, seed=3, horizon=HORIZON):
+    return play(name, _params(name), MEANS, horizon, seed=seed, block=block, y=y)
+
+
+def _replay(name, rec, block, y, mirror=False, seed=3, horizon=HORIZON):
+    return play(name, _params(name), MEANS, horizon, seed=seed, mode=codes.REPLAY, block=block,
+                y=y, frozen=rec.values, mirror=mirror)
+
+
+def _same_decisions(a, b):
+    assert np.array_equal(a.blocks, b.blocks)
+    assert np.array_equal(a.rel, b.rel)  # a replay logs its fresh values, returns the frozen
+    assert np.array_equal(a.pulls, b.pulls)
+    assert np.array_equal(a.regret, b.regret)
+
+
+def _blocks_to_try(run):
+    """First, second, a middle and the last block, and the blocks just before and
+    after the first release of a sum over ≥ 4 rewards (an epoch/chunk boundary)."""
+    nb = run.blocks.shape[0]
+    big = np.flatnonzero(run.rel[:, R.REL_N] >= 4)
+    edge = int(run.rel[big[0], R.REL_BLOCKS]) if big.size else 1
+    return sorted({0, 1, nb // 2, nb - 1, edge - 1, min(edge, nb - 1)})
+
+
+def _changed(name, block, y0, y1):
+    rec = _record(name, block, y0)
+    rep = _replay(name, rec, block, y1)
+    _same_decisions(rec, rep)
+    far = _replay(name, rec, block, y1, mirror=True)
+    _same_decisions(rec, far)  # control flow reads releases only
+    for run in (rec, rep, far):  # every true reward sum lies in [0, n]
+        n = run.rel[:, R.REL_N]
+        true = run.val[:, R.VAL_TRUE]
+        assert np.all((true >= 0) & (true <= n)), name
+    d = rep.val[:, R.VAL_TRUE] - rec.val[:, R.VAL_TRUE]
+    return rec, np.flatnonzero(d != 0), d
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_replay_on_a_neighbour_takes_every_decision_and_changes_only_the_users_releases(name):
+    base = _record(name)
+    blk = base.blocks
+    for b in _blocks_to_try(base):
+        for y0, y1 in ((0.0, 1.0), (1.0, 0.0), (0.0, 0.99)):
+            rec, idx, d = _changed(name, b, y0, y1)
+            assert np.array_equal(rec.blocks[:b + 1], blk[:b + 1])  # D and D' share the past
+            arm, t0, n = blk[b, R.BLK_ARM], blk[b, R.BLK_T0], blk[b, R.BLK_N]
+            np.testing.assert_allclose(d[idx], y1 - y0, rtol=0, atol=1e-9)
+            rel = rec.rel[idx]
+            assert np.all(rel[:, R.REL_ARM] == arm)
+            assert np.all(rel[:, R.REL_BLOCKS] > b)  # released after the user's reward
+            if name != "dp-ts":  # one disjoint sum: the release closing the user's block
+                after = np.flatnonzero(rec.rel[:, R.REL_BLOCKS] == b + 1)
+                assert idx.tolist() == after[:1].tolist(), (name, b)
+                if idx.size:
+                    assert rel[0, R.REL_N] == n and rel[0, R.REL_T] >= t0 + 1
+                continue
+            scale = rec.val[idx, R.VAL_SCALE]
+            sums = idx[scale == 2 / EPS]  # the epoch sum (or the initial pull)
+            nodes = idx[scale != 2 / EPS]
+            assert sums.size <= 1
+            tag = rec.rel[idx, R.REL_TAG]
+            r = tag[0]
+            assert np.all(tag == r)  # one epoch of one arm
+            assert nodes.size <= r + 1
+            np.testing.assert_allclose(rec.val[nodes, R.VAL_SCALE], 2 * (r + 1) / EPS,
+                                       rtol=1e-12)
+            if r == -1:  # the initial pull: one release of one reward, no tree
+                assert idx.size == 1 and rel[0, R.REL_N] == 1
+            if sums.size == 0:  # only if the horizon cut the epoch before it closed
+                closed = ((rec.val[:, R.VAL_SCALE] == 2 / EPS) & (rec.rel[:, R.REL_ARM] == arm)
+                          & (rec.rel[:, R.REL_TAG] == r))
+                assert not closed.any(), (b, r)
+
+
+def test_dp_ts_first_reward_of_an_epoch_enters_r_plus_one_nodes():
+    """The reward opening epoch r ≥ 1 enters the r + 1 nodes of levels 0 … r (Chan, Shi &
+    Song 2011, Binary Mechanism B) and the epoch sum: the worst case of Theorem 1."""
+    base = _record("dp-ts", horizon=5000)
+    sums = np.flatnonzero((base.val[:, R.VAL_SCALE] == 2 / EPS) & (base.rel[:, R.REL_TAG] >= 2))
+    i = sums[0]  # a completed epoch r ≥ 2: the block after the previous epoch's close
+    arm, r = base.rel[i, R.REL_ARM], base.rel[i, R.REL_TAG]
+    prev = np.flatnonzero((base.val[:, R.VAL_SCALE] == 2 / EPS) & (base.rel[:, R.REL_ARM] == arm)
+                          & (base.rel[:, R.REL_TAG] == r - 1))[0]
+    first = int(base.rel[prev, R.REL_BLOCKS])  # index of the epoch's first block
+    assert base.blocks[first, R.BLK_ARM] == arm
+    rec, idx, _ = _changed("dp-ts", first, 0.0, 1.0)
+    assert rec.rel[idx, R.REL_TAG].tolist() == [r] * (r + 2)
+    assert sorted(rec.rel[idx, R.REL_N].tolist()) == sorted([2 ** i for i in range(r + 1)]
+                                                            + [2 ** (r + 1)])
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_participation_declares_every_recorded_scale_and_count(name):
+    """Every recorded Laplace scale is a declared scale (rel. 1e-12), and a reward
+    enters at most the declared count of releases of that scale."""
+    algo = registry.get_algorithm(name)
+    params = algo.resolve(_params(name), HORIZON)
+    declared = releases_of(algo, params, HORIZON)
+    run = _record(name)
+    laws = set(run.rel[:, R.REL_LAW].tolist())
+    assert laws == {codes.LAW_LAPLACE}
+    scales = np.unique(run.val[:, R.VAL_SCALE])
+    ok = np.array([r.scale for r in declared if r.law == "laplace"])
+    for s in scales:
+        assert np.min(np.abs(ok / s - 1)) < 1e-12, (name, s, ok)
+    if name == "dp-ts":  # case "r = k": Lap(2(k + 1)/ε) × (k + 1), the tag of the nodes
+        by_case = cases(declared)
+        for r in np.unique(run.rel[:, R.REL_TAG]):
+            if r < 0:
+                continue
+            (node,) = [x for x in by_case[f"r = {r}"] if x.case]
+            node_scales = run.val[(run.rel[:, R.REL_TAG] == r)
+                                  & (run.val[:, R.VAL_SCALE] != 2 / EPS), R.VAL_SCALE]
+            np.testing.assert_allclose(node_scales, node.scale, rtol=1e-12)
+            assert node.count == r + 1
+    else:
+        assert len(declared) == 1 and declared[0].count == 1
+
+
+@pytest.mark.parametrize("rewards", ["gaussian"])
+def test_episode_sums_of_other_reward_models_lie_in_range_and_replay(rewards):
+    kw = dict(rewards=rewards, seed=5)
+    rec = play("adap-klucb", dict(epsilon=EPS), MEANS, HORIZON, block=7, y=0.3, **kw)
+    rep = play("adap-klucb", dict(epsilon=EPS), MEANS, HORIZON, mode=codes.REPLAY, block=7,
+               y=0.8, frozen=rec.values, **kw)
+    _same_decisions(rec, rep)
+    n, true = rec.rel[:, R.REL_N], rec.val[:, R.VAL_TRUE]
+    assert np.all((true >= 0) & (true <= n))
+    assert np.unique(true % 1).size > 3  # fractional rewards really drawn
+    d = rep.val[:, R.VAL_TRUE] - true
+    (i,) = np.flatnonzero(d)
+    assert rec.rel[i, R.REL_BLOCKS] == 8 and abs(d[i] - 0.5) < 1e-9

@@ -1,0 +1,431 @@
+"""The whole-run audit: record a run, replay it on neighbours, check four things.
+
+For one algorithm (its real engine, in the recording specialisation of
+:mod:`kernels.record`), one parameter setting and one instance:
+
+1. a **reference** run is recorded; its blocks (the reward draws) give the
+   positions of the neighbours: the first block, the second, the first of
+   the second stage/epoch and the one before it, the blocks around a power
+   of two of time (tree-node and epoch boundaries), the middle and the last;
+2. for each position and each change of that one user's reward
+   (:data:`CHANGES`: 0 → 1, 1 → 0 and the fractional 0 → 0.99), the run on
+   D (reward y0) is recorded and replayed on D' (reward y1) with every
+   release frozen to its recorded value, and the reference run is replayed
+   on its *mirror* (every other reward x → 1 − x, the same draws);
+3. four deterministic checks:
+
+   (a) **decisions** — the replays take every decision of the recorded runs
+       (same blocks, same releases at the same times and arms, same
+       outputs): control flow reads only releases;
+   (b) **sensitivity** — the releases whose true statistic changed are
+       covered by the algorithm's declared participation
+       (:mod:`bandsim.privacy.participation`: law, scale, count, case), each
+       changed by at most the declared sensitivity, and every sum of n
+       rewards lies in [0, n] (encoded: [0, n g]);
+   (c) **scales** — every recorded noise scale is one the privacy claim was
+       computed from: a declared Laplace/SVT scale, or for a batch of the
+       mechanism its calibration at that batch size;
+   (d) **composition** — the releases the user entered, composed (basic
+       composition Σ Δ_i / b_i, and the privacy-loss distribution of
+       dp-accounting at δ = :data:`PLD_DELTA`), are at most the claimed ε;
+       a batch of the mechanism counts once, as its per-batch guarantee.
+
+What it certifies: for this run and these neighbours, the whole run — every
+release of it, not one batch — is what the declaration says, and the
+declaration composes to the claim. It does not certify other seeds,
+instances or neighbours, nor the float64 implementation of Laplace noise
+(Mironov, CCS 2012); the samplers' laws are the sampled audit's business.
+
+References
+----------
+Cebere, Erb, Desfontaines, Bellet & Fitzsimons, "Privacy in Theory, Bugs in
+Practice: Grey-Box Auditing of Differential Privacy Libraries" (PETS 2026),
+record and replay.
+"""
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import registry
+from ..kernels import codes
+from ..kernels import record as R
+from ..params import REQUIRED
+from ..privacy.participation import cases, releases_of
+from .driver import play
+
+#: One user's reward in D and in D': 0 ↔ 1 both ways and a fractional change.
+CHANGES = ((0.0, 1.0), (1.0, 0.0), (0.0, 0.99))
+#: Default instance: three arms close enough that the run lasts.
+MEANS = (0.75, 0.7, 0.65)
+#: Instance of the clipped-Gaussian reference run: a location at 1 and σ large, so that
+#: an unclipped reward leaves [0, 1] often.
+GAUSSIAN_MEANS, GAUSSIAN_SIGMA = (1.0, 0.95, 0.9), 0.5
+#: δ at which the privacy-loss distribution's ε is read (pure claims).
+PLD_DELTA = 1e-12
+#: Relative tolerance of scale and ε comparisons (float64 arithmetic of the plans).
+RTOL = 1e-9
+LAW_NAMES = {v: k for k, v in codes.LAWS.items()}
+
+
+@dataclass
+class WholeRunReport:
+    """Verdict of the whole-run audit of one algorithm at one setting.
+
+    Attributes
+    ----------
+    algorithm : str
+    params : dict
+        Resolved parameters audited.
+    horizon : int
+        T of the audited runs.
+    verdict : str
+        ``PASS``, ``FAIL``, ``not private`` or ``not auditable``.
+    failures : list of str
+        One line per failed check, naming the release and the check.
+    neighbours : int
+        Neighbouring pairs replayed.
+    releases : int
+        Releases of the reference run.
+    epsilon : float
+        Largest composed ε (basic) over the neighbours; nan if none entered.
+    claimed : float
+        The claimed ε (nan for batch-only declarations).
+    seconds : float
+        Wall time of the audit.
+    reason : str
+        Why it is not auditable (or empty).
+    """
+
+    algorithm: str
+    params: dict
+    horizon: int
+    verdict: str
+    failures: list = field(default_factory=list)
+    neighbours: int = 0
+    releases: int = 0
+    epsilon: float = math.nan
+    claimed: float = math.nan
+    seconds: float = 0.0
+    reason: str = ""
+
+    def to_dict(self):
+        """JSON-ready summary (for ``config["privacy"]`` and ``--json``)."""
+        out = dict(verdict=self.verdict, horizon=self.horizon, neighbours=self.neighbours,
+                   releases=self.releases, seconds=round(self.seconds, 3))
+        if self.failures:
+            out["failures"] = self.failures[:20]
+        if self.reason:
+            out["reason"] = self.reason
+        for key in ("epsilon", "claimed"):
+            v = getattr(self, key)
+            if math.isfinite(v):
+                out[key] = v
+        return out
+
+
+def _label(run, i):
+    """``release #i (t=…, arm …, laplace scale …)`` for a failure line."""
+    law = LAW_NAMES.get(int(run.rel[i, R.REL_LAW]), "?")
+    arm = int(run.rel[i, R.REL_ARM])
+    where = f"t={int(run.rel[i, R.REL_T])}" + (f", arm {arm}" if arm >= 0 else "")
+    return f"release #{i} ({where}, {law}, scale {run.val[i, R.VAL_SCALE]:.6g})"
+
+
+def positions(blocks, horizon):
+    """Block indices of the neighbours (see the module docstring), at most 10."""
+    nb = len(blocks)
+    if nb == 0:
+        return []
+    pick = [0, 1, nb // 2, nb - 1]
+    t0 = blocks[:, R.BLK_T0]
+    later = np.nonzero(t0 != t0[0])[0]
+    if later.size:  # first block of the second stage/epoch and the one before it
+        pick += [int(later[0]) - 1, int(later[0])]
+    for j in (int(math.log2(max(horizon, 2))) // 2, int(math.log2(max(horizon, 2))) - 2):
+        at = int(np.searchsorted(t0, 2 ** j))  # around a power of two of time
+        pick += [at - 1, at]
+    return sorted({b for b in pick if 0 <= b < nb})
+
+
+class _Declared:
+    """The declared releases of one participation, as the checks read them."""
+
+    def __init__(self, algo, params, horizon):
+        self.releases = releases_of(algo, params, horizon)
+        self.cases = cases(self.releases)
+        self.laplace = [r.scale for r in self.releases if r.law == "laplace"]
+        self.svt = [r for r in self.releases if r.law == "svt"]
+        self.batch = [r for r in self.releases if r.law == "batch"]
+        eps = [sum(r.epsilon for r in rs) for rs in self.cases.values()]
+        self.claimed = params.get("epsilon", math.nan) if not self.batch else math.nan
+        self.declared_eps = max(eps) if eps and not self.batch else math.nan
+
+
+def _close(a, b):
+    return abs(a - b) <= RTOL * max(abs(a), abs(b), 1e-300)
+
+
+class _Audit:
+    def __init__(self, algo, params, horizon, means, seed):
+        self.algo, self.params, self.horizon = algo, params, horizon
+        self.means, self.seed = means, seed
+        self.declared = _Declared(algo, params, horizon)
+        self.spec = registry.get_mechanism(algo.mechanism)
+        self.failures = []
+        self.eps_max = math.nan
+        self._calib = {}
+
+    def fail(self, line):
+        if line not in self.failures:
+            self.failures.append(line)
+
+    def play(self, **kw):
+        kw.setdefault("seed", self.seed)
+        return play(self.algo, self.params, kw.pop("means", self.means), self.horizon, **kw)
+
+    # ---------------------------------------------------------------- (a) decisions
+    def same_decisions(self, rec, rep, what):
+        if rep.blocks.shape != rec.blocks.shape or not np.array_equal(rep.blocks, rec.blocks):
+            n = min(len(rep.blocks), len(rec.blocks))
+            diff = np.nonzero(np.any(rep.blocks[:n] != rec.blocks[:n], axis=1))[0]
+            j = int(diff[0]) if diff.size else n
+            self.fail(f"(a) decisions: the replay {what} draws a different block #{j} "
+                      "than the recorded run (control flow reads more than the releases)")
+            return False
+        keys = [R.REL_RUN, R.REL_T, R.REL_ARM, R.REL_N, R.REL_LAW, R.REL_TAG, R.REL_BLOCKS]
+        if rep.rel.shape != rec.rel.shape or not np.array_equal(rep.rel[:, keys],
+                                                                 rec.rel[:, keys]):
+            self.fail(f"(a) decisions: the replay {what} makes other releases than the "
+                      "recorded run")
+            return False
+        if not (np.array_equal(rep.pulls, rec.pulls) and np.array_equal(rep.elim, rec.elim)
+                and np.array_equal(rep.regret, rec.regret)):
+            self.fail(f"(a) decisions: the replay {what} ends with other pulls, eliminations "
+                      "or regret than the recorded run")
+            return False
+        return True
+
+    # ---------------------------------------------------------------- (b) ranges
+    def ranges(self, run):
+        law, n, tag = run.rel[:, R.REL_LAW], run.rel[:, R.REL_N], run.rel[:, R.REL_TAG]
+        true = run.val[:, R.VAL_TRUE]
+        sums = (n > 0) & ((law == codes.LAW_LAPLACE) | (law == codes.LAW_EXACT)
+                          | (law == codes.LAW_BATCH))
+        top = np.where((law == codes.LAW_BATCH) & (tag > 0), n * np.maximum(tag, 1), n)
+        bad = np.nonzero(sums & ((true < -RTOL * top) | (true > top * (1 + RTOL))))[0]
+        if bad.size:
+            i = int(bad[0])
+            unit = "n g" if law[i] == codes.LAW_BATCH and tag[i] > 0 else "n"
+            self.fail(f"(b) sensitivity: {_label(run, i)} releases a statistic "
+                      f"{true[i]:.6g} outside [0, {unit}] = [0, {top[i]:.6g}] of its n = "
+                      f"{int(n[i])} rewards (a reward outside [0, 1])")
+
+    # ---------------------------------------------------------------- (c) scales
+    def calibration(self, n):
+        """(fpar[0], g) of the mechanism's batch of n users, as the plan derives it."""
+        if n not in self._calib:
+            b = self.spec.derive(int(n), self.params)
+            fpar = np.atleast_1d(np.asarray(getattr(b, "fpar", [math.nan]), dtype=float))
+            ipar = np.atleast_1d(np.asarray(getattr(b, "ipar", [0]), dtype=np.int64))
+            self._calib[n] = (float(fpar[0]) if fpar.size else math.nan,
+                              int(ipar[0]) if ipar.size else 0)
+        return self._calib[n]
+
+    def scales(self, run):
+        d = self.declared
+        for i in range(len(run.rel)):
+            law, scale = int(run.rel[i, R.REL_LAW]), float(run.val[i, R.VAL_SCALE])
+            if law == codes.LAW_LAPLACE:
+                ok = any(_close(scale, s) for s in d.laplace)
+                want = ", ".join(f"{s:.6g}" for s in sorted(set(d.laplace))) or "none"
+            elif law == codes.LAW_SVT_THRESHOLD:
+                ok = any(_close(scale, r.scale) for r in d.svt)
+                want = ", ".join(f"{r.scale:.6g}" for r in d.svt) or "none"
+            elif law == codes.LAW_SVT_QUERY:
+                ok = any(_close(scale, r.query_scale) for r in d.svt)
+                want = ", ".join(f"{r.query_scale:.6g}" for r in d.svt) or "none"
+            elif law == codes.LAW_BATCH:
+                fpar0, g = self.calibration(int(run.rel[i, R.REL_N]))
+                tag = int(run.rel[i, R.REL_TAG])
+                ok = (_close(scale, fpar0) or (math.isnan(scale) and math.isnan(fpar0))) and (
+                    tag == 0 or tag == g)
+                want = f"{fpar0:.6g} (g = {g}) from {self.spec.name}'s calibration"
+            else:
+                ok, want = law == codes.LAW_EXACT and not self.algo.private, "a noisy release"
+            if not ok:
+                self.fail(f"(c) scales: {_label(run, i)} — the privacy claim was computed "
+                          f"from scale {want}")
+                return
+
+    # ---------------------------------------------------------------- (b), (d) one pair
+    def entered(self, rec, rep, what):
+        """Check (b) and (d) for one neighbouring pair."""
+        delta = rep.val[:, R.VAL_TRUE] - rec.val[:, R.VAL_TRUE]
+        idx = np.nonzero(delta != 0.0)[0]
+        if idx.size == 0:
+            return
+        for i, lw in zip(idx, rec.rel[idx, R.REL_LAW]):
+            tag = int(rec.rel[i, R.REL_TAG])
+            bound = tag if lw == codes.LAW_BATCH and tag > 0 else 1.0
+            if abs(delta[i]) > bound * (1 + RTOL):
+                self.fail(f"(b) sensitivity: {_label(rec, int(i))} changes by "
+                          f"{abs(delta[i]):.6g} > {bound:g} when one reward changes ({what})")
+        if not self._covered(rec, idx, delta, what):
+            return
+        self._compose(rec, idx, delta, what)
+
+    def _covered(self, rec, idx, delta, what):
+        """(b): some declared case holds every entered release (law, scale, count)."""
+        d = self.declared
+        lap = [float(rec.val[i, R.VAL_SCALE]) for i in idx
+               if rec.rel[i, R.REL_LAW] == codes.LAW_LAPLACE]
+        queries = {int(rec.rel[i, R.REL_TAG]) for i in idx
+                   if rec.rel[i, R.REL_LAW] == codes.LAW_SVT_QUERY}
+        batches = sum(1 for i in idx if rec.rel[i, R.REL_LAW] == codes.LAW_BATCH)
+        other = [int(i) for i in idx if rec.rel[i, R.REL_LAW] not in
+                 (codes.LAW_LAPLACE, codes.LAW_SVT_QUERY, codes.LAW_BATCH)]
+        if other:
+            self.fail(f"(b) sensitivity: {_label(rec, other[0])} depends on the changed "
+                      f"reward ({what}) but releases nothing noisy")
+            return False
+        for label, rs in d.cases.items():
+            room = {}
+            for r in rs:
+                if r.law == "laplace":
+                    key = next((k for k in room if _close(k, r.scale)), r.scale)
+                    room[key] = room.get(key, 0) + r.count
+            need = {}
+            for s in lap:
+                key = next((k for k in need if _close(k, s)), s)
+                need[key] = need.get(key, 0) + 1
+            ok = all(any(_close(s, k) and room[k] >= c for k in room) for s, c in need.items())
+            ok &= len(queries) <= sum(r.count for r in rs if r.law == "svt")
+            ok &= batches <= sum(r.count for r in rs if r.law == "batch")
+            if ok:
+                return True
+        first = int(idx[-1])
+        self.fail(f"(b) sensitivity: the reward changed {what} enters {len(idx)} releases "
+                  f"({len(lap)} Laplace, {len(queries)} SVT instances, {batches} batches; "
+                  f"last {_label(rec, first)}), more than any declared case of "
+                  f"{self.algo.name}'s participation")
+        return False
+
+    def _compose(self, rec, idx, delta, what):
+        """(d): the entered releases composed are at most the claimed ε."""
+        claimed = self.declared.claimed
+        if math.isnan(claimed):
+            return  # batch releases: each is its mechanism's audited per-batch guarantee
+        eps, pld = 0.0, []
+        svt = {}
+        for i in idx:
+            lw, b, dd = int(rec.rel[i, R.REL_LAW]), float(rec.val[i, R.VAL_SCALE]), abs(delta[i])
+            if lw == codes.LAW_LAPLACE:
+                eps += math.inf if b <= 0 else dd / b
+                pld.append((b, dd))
+            elif lw == codes.LAW_SVT_QUERY:
+                tag = int(rec.rel[i, R.REL_TAG])
+                svt[tag] = max(svt.get(tag, 0.0), dd)
+        for tag, dd in svt.items():
+            thr = next((r for r in self.declared.svt), None)
+            eps += dd / thr.scale + 2 * dd / thr.query_scale
+        self.eps_max = eps if math.isnan(self.eps_max) else max(self.eps_max, eps)
+        if eps > claimed * (1 + RTOL):
+            self.fail(f"(d) composition: the releases the reward changed {what} enters "
+                      f"compose to ε = {eps:.6g} > claimed {claimed:.6g} (basic composition; "
+                      f"last {_label(rec, int(idx[-1]))})")
+            return
+        if pld and math.isfinite(eps) and not svt:
+            eps_pld = _pld_epsilon(pld)
+            if eps_pld > claimed * (1 + 1e-6) + 1e-4:
+                self.fail(f"(d) composition: the privacy-loss distribution of the releases "
+                          f"entered {what} gives ε = {eps_pld:.6g} > claimed {claimed:.6g} "
+                          f"at δ = {PLD_DELTA:g}")
+
+
+def _pld_epsilon(pairs):
+    """ε at :data:`PLD_DELTA` of Laplace releases (scale, sensitivity) by dp-accounting."""
+    from dp_accounting.pld import privacy_loss_distribution as PLD
+
+    out = None
+    for b, dd in pairs:
+        one = PLD.from_laplace_mechanism(b / dd, value_discretization_interval=1e-4)
+        out = one if out is None else out.compose(one)
+    return out.get_epsilon_for_delta(PLD_DELTA)
+
+
+def audit_params(algo, params=None):
+    """The parameters audited: ``params`` over the defaults; ε = 0.5 and δ = 10⁻⁶ where
+    the declaration has no default."""
+    given = dict(params or {})
+    for name, value in (("epsilon", 0.5), ("delta", 1e-6)):
+        p = algo.param(name)
+        if p is not None and p.default is REQUIRED:
+            given.setdefault(name, value)
+    return given
+
+
+def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
+    """Whole-run record–replay audit of ``algorithm`` (see the module docstring).
+
+    Parameters
+    ----------
+    algorithm : str
+        A registered algorithm.
+    params : dict, optional
+        Its parameters (defaults: the declaration's, ε = 0.5).
+    horizon : int
+        T of the audited runs (default 10⁵).
+    means : sequence of float, optional
+        Arm means (default :data:`MEANS`).
+    seed : int
+        Seed of every run (the same stream in a record and its replays).
+
+    Returns
+    -------
+    WholeRunReport
+
+    Raises
+    ------
+    bandsim.ConfigError
+        For an unknown algorithm or invalid parameters.
+    """
+    start = time.perf_counter()
+    algo = registry.get_algorithm(algorithm)
+    resolved = algo.resolve(audit_params(algo, params), horizon)
+    means = tuple(MEANS if means is None else means)
+    report = WholeRunReport(algo.name, resolved, int(horizon), "PASS")
+    if not algo.private:
+        report.verdict = "not private"
+        return report
+    a = _Audit(algo, resolved, int(horizon), means, seed)
+    try:
+        ref = a.play()
+    except TypeError as exc:  # a plug-in's own engine: run_shard takes no recorder
+        report.verdict = "not auditable"
+        report.reason = f"its engine has no recording mode ({exc})"
+        return report
+    report.releases = len(ref.rel)
+    a.scales(ref)
+    a.ranges(ref)
+    mirror = a.play(mode=codes.REPLAY, frozen=ref.values, mirror=True)
+    a.same_decisions(ref, mirror, "on the mirrored dataset (every reward x → 1 − x)")
+    if "gaussian" in algo.rewards:
+        g = a.play(means=GAUSSIAN_MEANS, rewards="gaussian", sigma=GAUSSIAN_SIGMA)
+        a.ranges(g)
+        a.scales(g)
+    for b in positions(ref.blocks, horizon):
+        for y0, y1 in CHANGES:
+            what = f"at block {b} (t0 = {int(ref.blocks[b, R.BLK_T0])}) from {y0:g} to {y1:g}"
+            rec = a.play(block=b, y=y0)
+            rep = a.play(block=b, y=y1, mode=codes.REPLAY, frozen=rec.values)
+            report.neighbours += 1
+            a.ranges(rec)
+            if a.same_decisions(rec, rep, what):
+                a.entered(rec, rep, what)
+    report.failures = a.failures
+    report.verdict = "FAIL" if a.failures else "PASS"
+    report.epsilon, report.claimed = a.eps_max, a.declared.claimed
+    report.seconds = time.perf_counter() - start
+    return report

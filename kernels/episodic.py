@@ -167,8 +167,8 @@ def _run_shard(rng, shard, index, c, ratio, rule, estimator, noise_scale, tie_ra
             if t >= horizon:
                 break
             if noise_scale > 0.0:  # the sampled audit samples laplace_draw itself
-                s = release(rec, run, t, A, L, LAW_LAPLACE, 0, s, noise_scale,
-                            s + laplace_draw(rng, noise_scale))
+                b = noise_scale  # the scale drawn is the scale recorded
+                s = release(rec, run, t, A, L, LAW_LAPLACE, 0, s, b, s + laplace_draw(rng, b))
             else:
                 s = release(rec, run, t, A, L, LAW_EXACT, 0, s, 0.0, s)
             if estimator == LAST_EPISODE:

@@ -165,3 +165,75 @@ def test_episode_sums_of_other_reward_models_lie_in_range_and_replay(rewards):
     d = rep.val[:, R.VAL_TRUE] - true
     (i,) = np.flatnonzero(d)
     assert rec.rel[i, R.REL_BLOCKS] == 8 and abs(d[i] - 0.5) < 1e-9
+
+
+# ------------------------------------------------------------------ negative controls
+# Each control is a realistic mistake in the code that draws or uses the noise; the
+# whole-run audit (bandsim.wholerun.audit) must FAIL it with a line naming the
+# release and the check, and PASS the honest algorithm at the same setting.
+
+AUDIT_T = 3000
+
+
+def source_mutant(kernel, old, new):
+    """A fresh (uncached) compilation of ``kernel`` with ``old`` replaced by ``new`` in
+    its source — the mutation a developer could make by hand. ``old`` must occur once."""
+    import inspect
+    import textwrap
+
+    import numba
+
+    src = textwrap.dedent(inspect.getsource(kernel.py_func))
+    assert src.count(old) == 1, (kernel.__name__, old)
+    src = "\n".join(line for line in src.replace(old, new).splitlines()
+                    if not line.startswith("@"))
+    env = dict(kernel.py_func.__globals__)
+    exec(compile(src, f"<mutant of {kernel.__name__}>", "exec"), env)
+    options = {k: v for k, v in kernel.targetoptions.items() if k not in ("cache", "nopython")}
+    return numba.njit(**options)(env[kernel.__name__])
+
+
+def _audit(name):
+    from bandsim.wholerun import audit
+
+    return audit(name, dict(epsilon=EPS), horizon=AUDIT_T)
+
+
+def _caught(report, check, what):
+    """FAIL, and some failure line names the check and a release of ``what``."""
+    assert report.verdict == "FAIL", report
+    lines = [f for f in report.failures if f.startswith(check) and what in f]
+    assert lines, report.failures
+    return lines[0]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_whole_run_audit_passes_the_honest_engines(name):
+    report = _audit(name)
+    assert report.verdict == "PASS", report.failures
+    assert report.neighbours >= 15 and report.epsilon <= EPS * (1 + 1e-9)
+    assert report.epsilon > EPS / 2  # the neighbours really entered noisy releases
+
+
+@pytest.mark.parametrize("name", EPISODIC)
+def test_episode_scale_divided_by_its_length_fails_the_scale_check(name, monkeypatch):
+    """Lap((1/ε)/L) on an episode sum of L rewards: each episode εL-DP (the mistake of
+    calibrating the sum with the sensitivity 1/L of the mean)."""
+    from bandsim.kernels import episodic
+
+    monkeypatch.setattr(episodic, "_run_shard", source_mutant(
+        episodic._run_shard, "b = noise_scale  #", "b = noise_scale / L  #"))
+    line = _caught(_audit(name), "(c) scales", "laplace, scale ")
+    assert "scale 1)" in line or "scale 0.5)" in line  # 2/L with L = 2, 4: not declared
+
+
+def test_dp_ts_node_scale_with_r_instead_of_r_plus_one_fails():
+    """Lap(2r/ε) on the nodes of epoch r: every epoch-0 node noiseless (ε = ∞)."""
+    from bandsim.kernels import thompson
+
+    mutant = source_mutant(thompson.run_dp_ts_shard, "node_scale * (epoch[J] + 1)",
+                           "node_scale * epoch[J]")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(thompson, "run_dp_ts_shard", mutant)
+        report = _audit("dp-ts")
+    _caught(report, "(c) scales", "laplace, scale 0)")

@@ -237,3 +237,90 @@ def test_dp_ts_node_scale_with_r_instead_of_r_plus_one_fails():
         mp.setattr(thompson, "run_dp_ts_shard", mutant)
         report = _audit("dp-ts")
     _caught(report, "(c) scales", "laplace, scale 0)")
+
+
+# A plug-in index policy (docs/plugins.md, example (c): MOSS on the episodic engine) that
+# computes its index from the true episode mean. A plug-in's index only sees the
+# engine's statistic, so it gets the true mean in one of two realistic ways:
+# (i) its own plan runs the engine without the engine's Laplace, because the author
+#     "privatizes the index" with its ε-dependent width term instead (the docs' MOSS
+#     index has log(T)/(ε n) for the noise's width), or
+# (ii) an engine bug hands every index the true mean: the release is made (and
+#     logged) but its value is not used.
+
+def _moss():
+    import math
+
+    import numba
+
+    @numba.njit
+    def moss_index(stat, n, t, c):  # c = [max stat, T, K, ε]
+        bonus = math.sqrt(max(0.0, math.log(c[1] / (c[2] * n))) / n)
+        return stat + bonus + math.log(c[1]) / (c[3] * n)
+
+    return moss_index
+
+
+def _register_moss(name, plan_class=None):
+    import dataclasses
+
+    from bandsim.plugin import EPSILON, EpisodicIndex, register
+
+    algo = EpisodicIndex(
+        name=name, summary="MOSS index on doubling episodes with Laplace sums (test)",
+        source="Audibert & Bubeck (COLT 2009), MOSS; episodes + Laplace", params=(EPSILON,),
+        index=_moss(), estimator="cumulative",
+        constants=lambda prm, arms, horizon: (horizon, arms, prm["epsilon"]))
+    if plan_class is not None:  # the plug-in's own plan, built on the family's
+        def plan(params, arms, horizon):
+            p = algo._plan(params, arms, horizon)
+            return plan_class(**{f.name: getattr(p, f.name) for f in dataclasses.fields(p)})
+
+        algo = dataclasses.replace(algo, plan=plan)
+    register(algo, replace=True)
+
+
+@pytest.fixture
+def moss():
+    names = []
+
+    def make(name, plan_class=None):
+        _register_moss(name, plan_class)
+        names.append(name)
+        return name
+
+    yield make
+    registry.unregister(*names)
+
+
+def test_plugin_index_policy_passes_and_one_fed_the_true_mean_by_its_plan_fails(moss):
+    from dataclasses import dataclass
+
+    from bandsim.kernels import episodic
+    from bandsim.plugin import EpisodicPlan
+
+    assert _audit(moss("wr-moss")).verdict == "PASS"
+
+    @dataclass(kw_only=True)
+    class IndexNoisePlan(EpisodicPlan):
+        """The engine without its Laplace: 'the index's ε term privatizes it'."""
+
+        def run_shard(self, rng, shard, rec=None):
+            episodic.run_shard(rng, shard, self.index, self.c, self.ratio, self.rule,
+                               self.estimator, 0.0, self.tie_random, rec)
+
+    report = _audit(moss("wr-moss-true-mean", IndexNoisePlan))
+    _caught(report, "(c) scales", "exact, scale 0)")
+    _caught(report, "(b) sensitivity", "releases nothing noisy")
+
+
+def test_plugin_index_policy_fed_the_true_mean_by_the_engine_fails_decisions(moss,
+                                                                             monkeypatch):
+    from bandsim.kernels import episodic
+
+    monkeypatch.setattr(episodic, "_run_shard", source_mutant(
+        episodic._run_shard, "s = release(rec, run, t, A, L, LAW_LAPLACE",
+        "release(rec, run, t, A, L, LAW_LAPLACE"))  # released, logged, but not used
+    report = _audit(moss("wr-moss"))
+    _caught(report, "(a) decisions", "on the mirrored dataset")
+    _caught(report, "(a) decisions", "from 0 to 1")

@@ -20,6 +20,11 @@ episode start t_ℓ = t + 1, the engine pulls the arm A with the largest
   n_A = L. ``CUMULATIVE`` (DP-KLUCB/DP-IMED): S̃_A += S + Lap,
   stat_A = S̃_A / N_A, n_A = N_A.
 
+The last argument ``rec`` of the engine (:mod:`kernels.record`) is ``None`` in
+a simulation and a recorder in the whole-run privacy audit: each episode is
+one block of reward draws and each episode sum one logged release, frozen
+in a replay; the index reads only released values.
+
 Ties of the index go to a uniformly random arm among the tied ones
 (``tie_random``), else to the lowest index.
 

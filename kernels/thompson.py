@@ -31,6 +31,12 @@ Shifts: Lazy-DP-TS υ = c_shift · LOG(t) / O; DP-TS
 
 Pseudo-regret Σ_a Δ_a N_a(t) is written at the checkpoints from the counts.
 
+Both engines take a last argument ``rec`` (:mod:`kernels.record`): ``None``
+in a simulation (the draws above, unchanged), a recorder in the whole-run
+privacy audit, which logs every reward block and every Laplace release
+(initial pulls, chunk and epoch sums, binary-mechanism nodes) and freezes
+the releases in a replay; the posterior reads only released values.
+
 References
 ----------
 Hu & Hegde, "Near-optimal Thompson sampling-based algorithms for

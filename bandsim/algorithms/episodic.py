@@ -367,7 +367,8 @@ ALGORITHMS = (
     _declare("lazy-dp-ts", "Lazy-DP-TS: Thompson sampling on Laplace means of chunks of 2^r "
              "fresh rewards", f"{HU_HEGDE}, Algorithm 2", (EPSILON, _log2(False)),
              plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts",
-             participation=laplace_participation("its arm's chunk sum")),
+             participation=laplace_participation("its arm's chunk sum (or the arm's first "
+                                                 "pull, released alone)")),
     _declare("dp-ts", "DP-TS: Thompson sampling on a private sum (Laplace per epoch + binary "
              "mechanism)", f"{HU_HEGDE}, Algorithm 1", (EPSILON, _log2(True)), plan_dp_ts,
              BERNOULLI_ONLY, family="ts", mechanism="dp-ts-composition",

@@ -324,3 +324,40 @@ def test_plugin_index_policy_fed_the_true_mean_by_the_engine_fails_decisions(mos
     report = _audit(moss("wr-moss"))
     _caught(report, "(a) decisions", "on the mirrored dataset")
     _caught(report, "(a) decisions", "from 0 to 1")
+
+
+# A kernel that draws with one scale and records another passes checks (a)–(d), which
+# read the recorded scale; the recorded noise itself must then fail (e)
+# (bandsim.wholerun.noise: z = (value − true)/scale is Lap(0, 1)).
+
+def _noise_lines(name, horizon, seed=0):
+    from bandsim.wholerun.noise import laplace_noise
+
+    return laplace_noise(play(name, dict(epsilon=EPS), MEANS, horizon, seed=seed))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_recorded_noise_of_the_honest_engines_is_standard_laplace(name):
+    horizon = 20_000 if name == "dp-ts" else 100_000
+    assert _noise_lines(name, horizon) == []
+
+
+def test_episode_noise_drawn_at_scale_over_L_but_recorded_at_scale_fails_noise(monkeypatch):
+    from bandsim.kernels import episodic
+
+    monkeypatch.setattr(episodic, "_run_shard", source_mutant(
+        episodic._run_shard, "laplace_draw(rng, b))", "laplace_draw(rng, b / L))"))
+    (line,) = _noise_lines("adap-ucb", HORIZON)
+    assert line.startswith("(e) noise") and "release #0" in line
+
+
+def test_dp_ts_nodes_drawn_ten_percent_under_their_recorded_scale_fail_noise(monkeypatch):
+    from bandsim.kernels import thompson
+    from bandsim.kernels._jit import rebind
+
+    node = source_mutant(thompson.tree_release, "s + laplace(rng, scale))",
+                         "s + laplace(rng, 0.9 * scale))")
+    monkeypatch.setattr(thompson, "run_dp_ts_shard",
+                        rebind(thompson.run_dp_ts_shard, {"tree_release": node}))
+    (line,) = _noise_lines("dp-ts", 20_000)
+    assert line.startswith("(e) noise") and "mean |z| = 0.9" in line

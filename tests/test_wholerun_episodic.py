@@ -107,21 +107,29 @@ def test_replay_on_a_neighbour_takes_every_decision_and_changes_only_the_users_r
                 assert not closed.any(), (b, r)
 
 
+def _epoch_opening(horizon=5000):
+    """(block, arm, r): the first reward of a DP-TS epoch r ≥ 2 of the recorded run."""
+    base = _record("dp-ts", horizon=horizon)
+    tag, arms = base.rel[:, R.REL_TAG], base.rel[:, R.REL_ARM]
+    is_sum = base.rel[:, R.REL_N] == 2 ** (tag + 1)  # an epoch sum (nodes cover ≤ 2^r)
+    i = np.flatnonzero(is_sum & (tag >= 2))[0]  # a completed epoch r ≥ 2
+    arm, r = arms[i], tag[i]
+    prev = np.flatnonzero(is_sum & (arms == arm) & (tag == r - 1))[0]  # the previous close
+    first = int(base.rel[prev, R.REL_BLOCKS])  # index of the epoch's first block
+    assert base.blocks[first, R.BLK_ARM] == arm
+    return first, int(arm), int(r)
+
+
 def test_dp_ts_first_reward_of_an_epoch_enters_r_plus_one_nodes():
     """The reward opening epoch r ≥ 1 enters the r + 1 nodes of levels 0 … r (Chan, Shi &
     Song 2011, Binary Mechanism B) and the epoch sum: the worst case of Theorem 1."""
-    base = _record("dp-ts", horizon=5000)
-    sums = np.flatnonzero((base.val[:, R.VAL_SCALE] == 2 / EPS) & (base.rel[:, R.REL_TAG] >= 2))
-    i = sums[0]  # a completed epoch r ≥ 2: the block after the previous epoch's close
-    arm, r = base.rel[i, R.REL_ARM], base.rel[i, R.REL_TAG]
-    prev = np.flatnonzero((base.val[:, R.VAL_SCALE] == 2 / EPS) & (base.rel[:, R.REL_ARM] == arm)
-                          & (base.rel[:, R.REL_TAG] == r - 1))[0]
-    first = int(base.rel[prev, R.REL_BLOCKS])  # index of the epoch's first block
-    assert base.blocks[first, R.BLK_ARM] == arm
-    rec, idx, _ = _changed("dp-ts", first, 0.0, 1.0)
+    first, _, r = _epoch_opening()
+    rec, idx, d = _changed("dp-ts", first, 0.0, 1.0)
     assert rec.rel[idx, R.REL_TAG].tolist() == [r] * (r + 2)
     assert sorted(rec.rel[idx, R.REL_N].tolist()) == sorted([2 ** i for i in range(r + 1)]
                                                             + [2 ** (r + 1)])
+    eps = np.sum(np.abs(d[idx]) / rec.val[idx, R.VAL_SCALE])  # basic composition
+    assert abs(eps - EPS) < 1e-12  # ε/2 + (r + 1) · ε/(2(r + 1)): tight
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -236,7 +244,11 @@ def test_dp_ts_node_scale_with_r_instead_of_r_plus_one_fails():
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(thompson, "run_dp_ts_shard", mutant)
         report = _audit("dp-ts")
+        first, _, r = _epoch_opening()  # and beyond epoch 0: the worst reward of epoch r
+        rec, idx, d = _changed("dp-ts", first, 0.0, 1.0)
     _caught(report, "(c) scales", "laplace, scale 0)")
+    eps = np.sum(np.abs(d[idx]) / rec.val[idx, R.VAL_SCALE])
+    assert abs(eps - (EPS / 2 + (r + 1) * EPS / (2 * r))) < 1e-12  # > ε for every r ≥ 1
 
 
 # A plug-in index policy (docs/plugins.md, example (c): MOSS on the episodic engine) that

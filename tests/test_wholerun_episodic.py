@@ -47,6 +47,25 @@ def _same_decisions(a, b):
     assert np.array_equal(a.regret, b.regret)
 
 
+@pytest.mark.parametrize("name", ALL)
+def test_the_recording_specialisation_without_a_changed_user_is_the_production_run(name):
+    """Same seed, same draws: the recorded run's outputs are those of ``rec=None``."""
+    from bandsim.instances import make_instance
+    from bandsim.kernels.shard import make_shard
+
+    algo = registry.get_algorithm(name)
+    rewards = "gaussian" if "gaussian" in algo.rewards else "bernoulli"
+    run = play(name, _params(name), MEANS, HORIZON, rewards=rewards, sigma=0.3, seed=9)
+    inst = make_instance(means=list(MEANS), rewards=rewards, sigma=0.3)
+    plan = algo.plan(algo.resolve(_params(name), HORIZON), inst.arms, HORIZON)
+    _, gaps, rcode, rpar = inst.per_run(1)
+    cps = np.unique(np.linspace(1, HORIZON, 64).astype(np.int64))  # as play's
+    out = np.zeros((1, cps.size)), np.zeros((1, 3), np.int64), np.zeros((1, 3), np.int64)
+    plan.run_shard(np.random.default_rng(9), make_shard(gaps, rcode, rpar, HORIZON, cps, *out))
+    np.testing.assert_array_equal(run.regret, out[0][0])
+    assert run.pulls.tolist() == out[1][0].tolist() and run.pulls.min() > 1
+
+
 def _blocks_to_try(run):
     """First, second, a middle and the last block, and the blocks just before and
     after the first release of a sum over ≥ 4 rewards (an epoch/chunk boundary)."""

@@ -54,7 +54,7 @@ from .indices import clip01
 from .record import release, rsum
 from .regret import start_run
 from .samplers import laplace_draw
-from .sequential import MAX_LEVELS, laplace, tree_insert
+from .sequential import MAX_LEVELS, _tree_node, _tree_sum, laplace, tree_insert
 
 
 @jit_inline
@@ -87,24 +87,9 @@ def tree_release(alpha, cum, n, x, scale, rng, rec, run, t, arm, tag):
     """
     if rec is None:
         return tree_insert(alpha, cum, n, x, scale, rng)
-    i = 0
-    while (n >> i) & 1 == 0:
-        i += 1
-    s = x
-    for j in range(i):
-        s += alpha[j]
-    alpha[i] = s
-    out = release(rec, run, t, arm, np.int64(1) << i, LAW_LAPLACE, tag, s, scale,
-                  s + laplace(rng, scale))
-    m = n >> (i + 1)
-    j = i + 1
-    if m != 0:
-        while m & 1 == 0:
-            m >>= 1
-            j += 1
-        out = cum[j] + out
-    cum[i] = out
-    return out
+    i, s = _tree_node(alpha, n, x)
+    return _tree_sum(cum, n, i, release(rec, run, t, arm, np.int64(1) << i, LAW_LAPLACE, tag,
+                                        s, scale, s + laplace(rng, scale)))
 
 
 @jit_inline

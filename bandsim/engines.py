@@ -3,7 +3,8 @@
 Every engine and SecAgg kernel is compiled once, cached on disk, and takes a
 :class:`bandsim.kernels.hooks.Hooks` tuple as its last argument. A built-in
 mechanism passes the unbound hooks (each raises if called; built-in codes
-never call them). A plug-in mechanism's ``kernels`` (Numba functions) are
+never call them), or ``None`` to the elimination engine, which prunes its
+plug-in branch then (no first-class functions to unbox on every shard). A plug-in mechanism's ``kernels`` (Numba functions) are
 wrapped as first-class functions of fixed signatures and passed in: the
 engine is not recompiled for them, so a plug-in's first ``simulate`` in a
 fresh process costs only its own small kernels (cached too when Numba can
@@ -38,14 +39,13 @@ from .kernels import elimination, hooks, protocols, secagg
 
 @lru_cache(maxsize=None)
 def _hooks(mechanism):
+    """``mechanism``'s bound hooks, or ``None`` for a mechanism without kernels (built-ins)."""
     spec = registry.get_mechanism(mechanism)
     kernels = dict(spec.kernels or {})
     for field in type(spec).hooks:  # a family's own hook fields (e.g. DataDependent.release)
         if field in hooks.SIGNATURES and getattr(spec, field, None) is not None:
             kernels[field] = getattr(spec, field)
-    if not kernels:
-        return hooks.unbound()
-    return hooks.bind(**kernels)
+    return hooks.bind(**kernels) if kernels else None
 
 
 def hooks_for(mechanism, decide=None):
@@ -58,7 +58,7 @@ def hooks_for(mechanism, decide=None):
     decide : numba dispatcher, optional
         A decision rule (batched decision-rule engine).
     """
-    h = _hooks(mechanism)
+    h = _hooks(mechanism) or hooks.unbound()
     if decide is not None:
         h = h._replace(decide=hooks.as_hook("decide", decide))
     return h
@@ -69,8 +69,13 @@ def clear():
     _hooks.cache_clear()
 
 
-def _with_hooks(kernel, mechanism):
+def _with_hooks(kernel, mechanism, none=False):
+    """``kernel`` with ``mechanism``'s hooks appended; with ``none``, a mechanism without
+    kernels passes ``None`` (a kernel that prunes its plug-in branch on ``hooks is None``
+    then unboxes no first-class functions per call), else the unbound hooks."""
     h = _hooks(mechanism)
+    if h is None and not none:
+        h = hooks.unbound()
 
     def call(*args):
         return kernel(*args, h)
@@ -97,7 +102,7 @@ def elimination_engine(mechanism):
     """The elimination engine (:func:`bandsim.kernels.elimination.run_shard`) for ``mechanism``:
     ``engine(rng, shard, tables, rec=None)`` (``rec``: a :class:`bandsim.kernels.record.Recorder`
     in the whole-run privacy audit)."""
-    h = _hooks(mechanism)
+    h = _hooks(mechanism)  # None for a built-in: the engine prunes its plug-in branch
 
     def engine(rng, shard, tables, rec=None):
         return elimination.run_shard(rng, shard, tables, h, rec)

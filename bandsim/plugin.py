@@ -83,7 +83,9 @@ from .mechanisms.families import (DataDependent, Exact, InsideEngine, NoiseOnSum
 from .mechanisms.release import ReleaseBatch
 from .params import (BATCH_SIZE, BETA, DELTA, EPSILON, GROWTH, HALF_OVER_T, ONE_OVER_T, P,
                      REQUIRED, SCALE, Derived, Param)
+from .privacy.audit import audit, secagg_audit, secagg_audit_points
 from .privacy.participation import Release, laplace_participation, per_batch
+from .privacy.pmf import Binomial, DiscreteGaussian, DiscreteLaplace, Law, Skellam
 from .registry import (Algorithm, Mechanism, get_algorithm, get_mechanism, register,
                        unregister)
 from .privacy.release import audit_points as release_audit_points
@@ -102,18 +104,6 @@ def check(declaration):
     """
     validation.check(declaration, registry.mechanisms(), kernel_keys=registry.KERNEL_KEYS,
                      reward_models=registry.REWARD_MODELS, costs=registry.COSTS)
-
-
-def __getattr__(name):  # the privacy toolkit loads scipy: only when asked for
-    if name in ("Law", "DiscreteLaplace", "Skellam", "Binomial", "DiscreteGaussian"):
-        from .privacy import pmf
-
-        return getattr(pmf, name)
-    if name in ("audit", "secagg_audit", "secagg_audit_points"):
-        from .privacy import audit
-
-        return getattr(audit, name)
-    raise AttributeError(f"module 'bandsim.plugin' has no attribute {name!r}")
 
 
 __all__ = ["Algorithm", "audit", "audit_release", "BATCH_SIZE", "batch_size", "BatchedDecision",

@@ -25,6 +25,7 @@ from .kernels.samplers import SAMPLERS
 from .kernels.shard import make_shard
 from .config import RunConfig
 from .plancache import memo, plan_key
+from .privacy.results import result_privacy
 from .results import Result
 
 #: Runs per shard (and per Generator) unless the plan sets ``shard_runs``
@@ -314,8 +315,6 @@ instance_file, **params
         "reference": algo.source,
         "stages": plan.stages,
     }
-    from .privacy.results import result_privacy  # claim + audit of the largest batch
-
     config["privacy"] = memo(("privacy",) + key[1:],
                               lambda: result_privacy(algo, resolved, plan, horizon))
     if algo.private:  # the whole-run audit at these parameters (disk-cached by code digest)

@@ -35,10 +35,12 @@ def run_shard(rng, shard, tables, hooks, rec):
         The runs (instance, horizon, checkpoints, output rows).
     tables : kernels.shard.EliminationTables
         The algorithm's tables (below).
-    hooks : kernels.hooks.Hooks
+    hooks : kernels.hooks.Hooks or None
         A plug-in mechanism's first-class kernels (:mod:`kernels.hooks`);
-        built-in mechanism codes never call them. Every mechanism, built-in or
-        plug-in, runs this one compiled (and disk-cached) engine.
+        built-in mechanism codes never call them and pass ``None``: Numba
+        prunes the plug-in branch for a ``None`` argument at compile time, so
+        a built-in's call unboxes no first-class functions (≈25 µs a shard).
+        Every plug-in mechanism runs one compiled (and disk-cached) engine.
     rec : kernels.record.Recorder or None
         ``None`` in a simulation; a recorder in the whole-run privacy audit
         (:mod:`kernels.record`: every batch and release logged).
@@ -79,7 +81,8 @@ def run_shard(rng, shard, tables, hooks, rec):
     ------
     ValueError
         If a run needs more stages than the tables hold (a bug in the
-        parameter derivation, not a user error).
+        parameter derivation, not a user error), or for a plug-in mechanism
+        code with ``hooks=None``.
     """
     gaps, rcode, rpar, horizon = shard.gaps, shard.rcode, shard.rpar, shard.horizon
     checkpoints, out_regret, out_pulls, out_elim = (shard.checkpoints, shard.regret,
@@ -118,6 +121,9 @@ def run_shard(rng, shard, tables, hooks, rec):
             for j in range(k):
                 a = active[j]
                 if mech >= PLUGIN:  # the hooks never reach the built-in paths
+                    if hooks is None:  # on the argument itself: pruned at compile time
+                        raise ValueError("elimination engine: a plug-in mechanism code "
+                                         "without its kernels")
                     x = plugin_estimate(rng, mech, rcode, rpar[r, a], n, fpar[s, k],
                                         ipar[s, k], hooks, rec, r, t, a)
                 else:

@@ -20,6 +20,11 @@ episode start t_ℓ = t + 1, the engine pulls the arm A with the largest
   n_A = L. ``CUMULATIVE`` (DP-KLUCB/DP-IMED): S̃_A += S + Lap,
   stat_A = S̃_A / N_A, n_A = N_A.
 
+The last argument ``rec`` of the engine (:mod:`kernels.record`) is ``None`` in
+a simulation and a recorder in the whole-run privacy audit: each episode is
+one block of reward draws and each episode sum one logged release, frozen
+in a replay; the index reads only released values.
+
 Ties of the index go to a uniformly random arm among the tied ones
 (``tie_random``), else to the lowest index.
 
@@ -50,8 +55,9 @@ import numpy as np
 from numba import types
 
 from ._jit import jit
+from .codes import LAW_EXACT, LAW_LAPLACE
+from .record import release, rsum
 from .regret import BLOCKS, advance, start_run
-from .rewards import batch_sum
 from .samplers import laplace_draw
 
 GEOMETRIC = 0
@@ -125,7 +131,7 @@ def _argmax(rng, index, stat, cnt, t, c, tie_random):
 
 
 @jit
-def _run_shard(rng, shard, index, c, ratio, rule, estimator, noise_scale, tie_random):
+def _run_shard(rng, shard, index, c, ratio, rule, estimator, noise_scale, tie_random, rec):
     gaps, rcode, rpar, horizon = shard.gaps, shard.rcode, shard.rpar, shard.horizon
     checkpoints, out_regret, out_pulls, out_elim = (shard.checkpoints, shard.regret,
                                                     shard.pulls, shard.elim)
@@ -158,15 +164,18 @@ def _run_shard(rng, shard, index, c, ratio, rule, estimator, noise_scale, tie_ra
             e += 1
             if L > horizon - t:  # the horizon cuts the episode (nothing is released)
                 L = horizon - t
-            s = batch_sum(rng, rcode, rpar[run, A], L)
+            s = rsum(rng, rec, run, t, A, rcode, rpar[run, A], L)
             one[0] = A
             ci, regret = advance(row, checkpoints, ci, t, L, regret, BLOCKS, one, 1, L, g,
                                  pulls)
             t += L
             if t >= horizon:
                 break
-            if noise_scale > 0.0:  # the audit samples laplace_draw itself
-                s += laplace_draw(rng, noise_scale)
+            if noise_scale > 0.0:  # the sampled audit samples laplace_draw itself
+                b = noise_scale  # the scale drawn is the scale recorded
+                s = release(rec, run, t, A, L, LAW_LAPLACE, 0, s, b, s + laplace_draw(rng, b))
+            else:
+                s = release(rec, run, t, A, L, LAW_EXACT, 0, s, 0.0, s)
             if estimator == LAST_EPISODE:
                 stat[A] = s / L
                 cnt[A] = L
@@ -227,7 +236,7 @@ def as_index(fn):
     return w
 
 
-def run_shard(rng, shard, index, c, ratio, rule, estimator, noise_scale, tie_random):
+def run_shard(rng, shard, index, c, ratio, rule, estimator, noise_scale, tie_random, rec=None):
     """Simulate a shard of runs of an episodic index policy.
 
     Parameters
@@ -256,6 +265,13 @@ def run_shard(rng, shard, index, c, ratio, rule, estimator, noise_scale, tie_ran
         ε-DP with sensitivity 1); 0 = no noise.
     tie_random : bool
         Break index ties uniformly at random (else lowest arm).
+    rec : kernels.record.Recorder or None
+        ``None`` in a simulation; a recorder in the whole-run privacy audit
+        (:mod:`kernels.record`): every episode is one block (run, t0 = pulls
+        before it, arm A, n = L) and every episode sum one release (t = pulls
+        after it, arm A, n = L, law ``LAW_LAPLACE`` of scale ``noise_scale``,
+        or ``LAW_EXACT`` when it is 0; tag 0). The episode the horizon cuts
+        is a block without a release.
 
     References
     ----------
@@ -265,4 +281,4 @@ def run_shard(rng, shard, index, c, ratio, rule, estimator, noise_scale, tie_ran
         raise ValueError("episode ratio must be > 1")
     cw = np.array(c, dtype=np.float64)  # c[0] is the engine's scratch slot
     _run_shard(rng, shard, as_index(index), cw, float(ratio), int(rule), int(estimator),
-               float(noise_scale), bool(tie_random))
+               float(noise_scale), bool(tie_random), rec)

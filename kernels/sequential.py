@@ -49,7 +49,8 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 from .elimination import eliminate
-from .codes import BERNOULLI
+from .codes import BERNOULLI, LAW_EXACT, LAW_LAPLACE
+from .record import rdraw, release
 from .regret import ROUND_ROBIN, advance, commit, start_run
 from .rewards import draw
 
@@ -68,6 +69,36 @@ def laplace(rng, scale):
     as fast as the inverse-CDF ``Generator.laplace`` (no unpredictable branch).
     """
     return scale * (rng.standard_exponential() - rng.standard_exponential())
+
+
+@jit_inline
+def _tree_node(alpha, n, x):
+    """The node that count n completes: its level i (the lowest set bit of n) and its
+    exact p-sum α_i ← Σ_{j<i} α_j + x (``alpha`` updated in place)."""
+    i = 0
+    while (n >> i) & 1 == 0:
+        i += 1
+    s = x
+    for j in range(i):
+        s += alpha[j]
+    alpha[i] = s
+    return i, s
+
+
+@jit_inline
+def _tree_sum(cum, n, i, noisy):
+    """The noisy prefix sum O_n = α̂_i + cum[j] (j the next set bit of n above i), with
+    ``noisy`` = α̂_i the node just released; ``cum[i]`` updated in place."""
+    m = n >> (i + 1)
+    j = i + 1
+    out = noisy
+    if m != 0:
+        while m & 1 == 0:
+            m >>= 1
+            j += 1
+        out = cum[j] + noisy
+    cum[i] = out
+    return out
 
 
 @jit_inline
@@ -103,30 +134,51 @@ def tree_insert(alpha, cum, n, x, scale, rng):
     unchanged since the last count whose lowest set bit was the next set bit
     j of n, so O_n = α̂_i + cum[j] costs O(1) amortised. Zeroing the lower
     counters (line 8) is not needed: a level is always rewritten before it
-    is read again.
+    is read again. :func:`tree_release` is the same insertion in the
+    recording mode.
 
     References
     ----------
     Sajed (2019), Section 3.3, Algorithm 5 (Chan, Shi & Song 2010; Dwork et al. 2010).
     """
-    i = 0
-    while (n >> i) & 1 == 0:
-        i += 1
-    s = x
-    for j in range(i):
-        s += alpha[j]
-    alpha[i] = s
-    noisy = s + laplace(rng, scale)
-    m = n >> (i + 1)
-    j = i + 1
-    out = noisy
-    if m != 0:
-        while m & 1 == 0:
-            m >>= 1
-            j += 1
-        out = cum[j] + noisy
-    cum[i] = out
-    return out
+    i, s = _tree_node(alpha, n, x)
+    return _tree_sum(cum, n, i, s + laplace(rng, scale))
+
+
+@jit
+def tree_release(alpha, cum, n, x, scale, rng, rec, run, t, arm):
+    """:func:`tree_insert` with its node released through :func:`kernels.record.release`.
+
+    Parameters
+    ----------
+    alpha, cum, n, x, scale, rng
+        As in :func:`tree_insert` (the same draws, in the same order).
+    rec : kernels.record.Recorder or None
+        ``None``: exactly :func:`tree_insert`. A recorder logs the node as a
+        ``LAW_LAPLACE`` release: tag = its level i, n = 2^i rewards it covers,
+        true = the exact p-sum α_i, scale = ``scale``; the prefix sum is built
+        from the value :func:`release` returns (frozen in a replay).
+    run, t, arm : int64
+        Run, pulls so far (this one included) and the arm whose tree it is.
+
+    Returns
+    -------
+    float64
+        The released noisy prefix sum O_n.
+    """
+    if rec is None:
+        return tree_insert(alpha, cum, n, x, scale, rng)
+    i, s = _tree_node(alpha, n, x)
+    noisy = release(rec, run, t, arm, np.int64(1) << i, LAW_LAPLACE, i, s, scale,
+                    s + laplace(rng, scale))
+    return _tree_sum(cum, n, i, noisy)
+
+
+@jit
+def reveal(rec, run, t, arm, x):
+    """A reward a non-private engine reads as it is (float64): ``x``, released with
+    ``LAW_EXACT`` (n = 1) in the recording mode (frozen in a replay)."""
+    return release(rec, run, t, arm, 1, LAW_EXACT, 0, x, 0.0, x)
 
 
 @jit_inline
@@ -138,7 +190,7 @@ def _total_regret(g, n, k):
 
 
 @jit
-def run_ucb_shard(rng, shard, gamma, scale):
+def run_ucb_shard(rng, shard, gamma, scale, rec):
     """Simulate a shard of runs of UCB1 (``scale == 0``) or DP-UCB (``scale > 0``).
 
     Parameters
@@ -167,6 +219,12 @@ def run_ucb_shard(rng, shard, gamma, scale):
     out_regret : float64 (R, C); out_pulls : int64 (R, K); out_elim : int64 (R, K)
         Outputs: pseudo-regret at the checkpoints, N_a(T), and −1 (UCB never
         eliminates).
+    rec : kernels.record.Recorder or None
+        ``None`` in a simulation. In the whole-run privacy audit a recorder:
+        every pull is a block of one reward (:func:`kernels.record.rdraw`), and
+        every tree node is a ``LAW_LAPLACE`` release tagged with its level
+        (:func:`tree_release`); UCB1 releases each reward as it is
+        (``LAW_EXACT``, :func:`reveal`). The index reads only released values.
 
     Notes
     -----
@@ -207,12 +265,16 @@ def run_ucb_shard(rng, shard, gamma, scale):
         for a in range(K):
             if t >= horizon:
                 break
-            x = draw(rng, rcode, rpar[run, a])
             n[a] = 1
-            if private:
-                O[a] = tree_insert(alpha[a], cum[a], 1, x, scale, rng)
+            if rec is None:
+                x = draw(rng, rcode, rpar[run, a])
+                O[a] = tree_insert(alpha[a], cum[a], 1, x, scale, rng) if private else x
             else:
-                O[a] = x
+                x = rdraw(rng, rec, run, t, a, rcode, rpar[run, a])
+                if private:
+                    O[a] = tree_release(alpha[a], cum[a], 1, x, scale, rng, rec, run, t + 1, a)
+                else:
+                    O[a] = reveal(rec, run, t + 1, a, x)
             c[a] = (O[a] + gamma) / n[a]
             rr[a] = 1.0 / math.sqrt(n[a])
             t += 1
@@ -254,11 +316,15 @@ def run_ucb_shard(rng, shard, gamma, scale):
             # pull a at time tt
             p = rpar[run, a]
             na = n[a] + 1
-            x = draw(rng, rcode, p)
-            if private:
-                Oa = tree_insert(alpha[a], cum[a], na, x, scale, rng)
+            if rec is None:
+                x = draw(rng, rcode, p)
+                Oa = tree_insert(alpha[a], cum[a], na, x, scale, rng) if private else O[a] + x
             else:
-                Oa = O[a] + x
+                x = rdraw(rng, rec, run, t, a, rcode, p)
+                if private:
+                    Oa = tree_release(alpha[a], cum[a], na, x, scale, rng, rec, run, tt, a)
+                else:
+                    Oa = O[a] + reveal(rec, run, tt, a, x)
             t = tt
             # leader window: decisions for pulls t+1 .. t_end, sized so that the
             # first one passes (shrunk geometrically towards a crossing)
@@ -280,33 +346,44 @@ def run_ucb_shard(rng, shard, gamma, scale):
                 t_end = t + (t_end - t) // 4
             if t_end > t:
                 nf = float(na)
-                if rcode == BERNOULLI and not private:
-                    mu = p[0]
+                if rec is None:
+                    if rcode == BERNOULLI and not private:
+                        mu = p[0]
+                        while t < t_end and Oa + gamma > nf * V:
+                            if rng.random() < mu:
+                                Oa += 1.0
+                            nf += 1.0
+                            t += 1
+                    elif rcode == BERNOULLI:
+                        mu = p[0]
+                        al = alpha[a]
+                        cu = cum[a]
+                        nn = na
+                        while t < t_end and Oa + gamma > nf * V:
+                            x = 1.0 if rng.random() < mu else 0.0
+                            nn += 1
+                            nf += 1.0
+                            Oa = tree_insert(al, cu, nn, x, scale, rng)
+                            t += 1
+                    else:
+                        while t < t_end and Oa + gamma > nf * V:
+                            x = draw(rng, rcode, p)
+                            nf += 1.0
+                            if private:
+                                Oa = tree_insert(alpha[a], cum[a], np.int64(nf), x, scale, rng)
+                            else:
+                                Oa += x
+                            t += 1
+                else:  # recording: one reward at a time, through the recorder
                     while t < t_end and Oa + gamma > nf * V:
-                        if rng.random() < mu:
-                            Oa += 1.0
+                        x = rdraw(rng, rec, run, t, a, rcode, p)
                         nf += 1.0
                         t += 1
-                elif rcode == BERNOULLI:
-                    mu = p[0]
-                    al = alpha[a]
-                    cu = cum[a]
-                    nn = na
-                    while t < t_end and Oa + gamma > nf * V:
-                        x = 1.0 if rng.random() < mu else 0.0
-                        nn += 1
-                        nf += 1.0
-                        Oa = tree_insert(al, cu, nn, x, scale, rng)
-                        t += 1
-                else:
-                    while t < t_end and Oa + gamma > nf * V:
-                        x = draw(rng, rcode, p)
-                        nf += 1.0
                         if private:
-                            Oa = tree_insert(alpha[a], cum[a], np.int64(nf), x, scale, rng)
+                            Oa = tree_release(alpha[a], cum[a], np.int64(nf), x, scale, rng,
+                                              rec, run, t, a)
                         else:
-                            Oa += x
-                        t += 1
+                            Oa += reveal(rec, run, t, a, x)
                 na += t - tt
             n[a] = na
             O[a] = Oa
@@ -336,7 +413,17 @@ def _one_cycle(rng, rcode, par, active, k, S):
 
 
 @jit
-def run_se_shard(rng, shard, log_horizon):
+def _one_cycle_recorded(rng, rec, run, t, rcode, par, active, k, S):
+    """:func:`_one_cycle` in the recording mode: the pull t + j + 1 of the j-th active arm
+    is a block of one reward (:func:`kernels.record.rdraw`), released as it is
+    (:func:`reveal`), and S sums the released values."""
+    for j in range(k):
+        a = active[j]
+        S[a] += reveal(rec, run, t + j + 1, a, rdraw(rng, rec, run, t + j, a, rcode, par[a]))
+
+
+@jit
+def run_se_shard(rng, shard, log_horizon, rec):
     """Simulate a shard of runs of Successive Elimination, checked every cycle.
 
     Parameters
@@ -353,6 +440,9 @@ def run_se_shard(rng, shard, log_horizon):
     out_regret : float64 (R, C); out_pulls : int64 (R, K); out_elim : int64 (R, K)
         Outputs; ``out_elim`` holds the time t of the cycle end at which an
         arm was removed, −1 if never.
+    rec : kernels.record.Recorder or None
+        ``None`` in a simulation; in the whole-run privacy audit a recorder:
+        every pull is a block of one reward, released as it is (``LAW_EXACT``).
 
     Notes
     -----
@@ -407,13 +497,20 @@ def run_se_shard(rng, shard, log_horizon):
                 if free >= 1.0:
                     j = min(np.int64(free), (horizon - t) // k - 1)
             if j > 0:
-                for _ in range(j):
-                    _one_cycle(rng, rcode, rpar[run], active, k, S)
+                for c in range(j):
+                    if rec is None:
+                        _one_cycle(rng, rcode, rpar[run], active, k, S)
+                    else:
+                        _one_cycle_recorded(rng, rec, run, t + c * k, rcode, rpar[run], active,
+                                            k, S)
                 ci, regret = advance(row, checkpoints, ci, t, j * k, regret, ROUND_ROBIN,
                                      active, k, j, g, pulls)
                 t += j * k
                 cycles += j
-            _one_cycle(rng, rcode, rpar[run], active, k, S)
+            if rec is None:
+                _one_cycle(rng, rcode, rpar[run], active, k, S)
+            else:
+                _one_cycle_recorded(rng, rec, run, t, rcode, rpar[run], active, k, S)
             ci, regret = advance(row, checkpoints, ci, t, k, regret, ROUND_ROBIN, active,
                                  k, 1, g, pulls)
             t += k

@@ -24,13 +24,14 @@ import numpy as np
 
 from ._jit import jit
 from .elimination import eliminate
+from .codes import LAW_LAPLACE, LAW_SVT_QUERY, LAW_SVT_THRESHOLD
+from .record import release, rsum
 from .regret import ROUND_ROBIN, advance, commit, start_run
-from .rewards import batch_sum
 from .samplers import laplace_draw
 
 
 @jit
-def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale):
+def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale, rec):
     """Simulate a shard of runs of DP-SE 2.
 
     Parameters
@@ -60,6 +61,16 @@ def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale):
     checkpoints : int64 (C,)
     out_regret : float64 (R, C); out_pulls : int64 (R, K); out_elim : int64 (R, K)
         Outputs (elimination time t, −1 if never).
+    rec : kernels.record.Recorder or None
+        ``None`` in a simulation. In the whole-run privacy audit a recorder
+        (:mod:`kernels.record`) logs, per epoch e of a run (the SVT instance,
+        tag e): each segment of n new pulls of an arm as a block; B as a
+        ``LAW_SVT_THRESHOLD`` release (statistic 0, n = −1); each query as a
+        ``LAW_SVT_QUERY`` release of max S_i − min S_j (n = −1), released as
+        (max S_i − min S_j) − A_r and compared with the threshold plus the
+        released B; each histogram sum S_j + Lap(2/ε) as a ``LAW_LAPLACE``
+        release (n = r pulls of arm j in the epoch). Control flow reads only
+        the released values.
 
     Raises
     ------
@@ -84,8 +95,10 @@ def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale):
         t = 0
         ci = 0
         regret = 0.0
+        epoch = 0  # the SVT instance
         while k > 1 and t < horizon:
-            B = laplace_draw(rng, svt_scale)
+            B = release(rec, run, t, -1, -1, LAW_SVT_THRESHOLD, epoch, 0.0, svt_scale,
+                        laplace_draw(rng, svt_scale))
             for j in range(k):
                 sums[active[j]] = 0.0
             r = 0
@@ -105,7 +118,7 @@ def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale):
                     break
                 for j in range(k):
                     a = active[j]
-                    sums[a] += batch_sum(rng, rcode, rpar[run, a], n)
+                    sums[a] += rsum(rng, rec, run, t, a, rcode, rpar[run, a], n)
                 ci, regret = advance(row, checkpoints, ci, t, length, regret, ROUND_ROBIN,
                                      active, k, n, g, pulls)
                 t += length
@@ -119,13 +132,21 @@ def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale):
                         hi = s
                     if s < lo:
                         lo = s
-                if hi - lo > query_threshold[level, k] + A + B:
+                if rec is None:
+                    above = hi - lo > query_threshold[level, k] + A + B
+                else:
+                    above = (release(rec, run, t, -1, -1, LAW_SVT_QUERY, epoch, hi - lo,
+                                     svt_scale, (hi - lo) - A)
+                             > query_threshold[level, k] + B)
+                if above:
                     halted = True
                     break
             if not halted:
                 break
             for j in range(k):
                 a = active[j]
-                noisy[a] = sums[a] + laplace_draw(rng, hist_scale)
+                noisy[a] = release(rec, run, t, a, r, LAW_LAPLACE, epoch, sums[a], hist_scale,
+                                   sums[a] + laplace_draw(rng, hist_scale))
             k = eliminate(noisy, active, k, elim_width[level, k], t, out_elim[run])
+            epoch += 1
         commit(row, checkpoints, ci, t, horizon, regret, active[0], g, pulls)

@@ -31,6 +31,12 @@ Shifts: Lazy-DP-TS υ = c_shift · LOG(t) / O; DP-TS
 
 Pseudo-regret Σ_a Δ_a N_a(t) is written at the checkpoints from the counts.
 
+Both engines take a last argument ``rec`` (:mod:`kernels.record`): ``None``
+in a simulation (the draws above, unchanged), a recorder in the whole-run
+privacy audit, which logs every reward block and every Laplace release
+(initial pulls, chunk and epoch sums, binary-mechanism nodes) and freezes
+the releases in a replay; the posterior reads only released values.
+
 References
 ----------
 Hu & Hegde, "Near-optimal Thompson sampling-based algorithms for
@@ -43,11 +49,12 @@ import math
 import numpy as np
 
 from ._jit import jit, jit_inline
+from .codes import LAW_LAPLACE
 from .indices import clip01
+from .record import release, rsum
 from .regret import start_run
-from .rewards import batch_sum
 from .samplers import laplace_draw
-from .sequential import MAX_LEVELS, tree_insert
+from .sequential import MAX_LEVELS, _tree_node, _tree_sum, laplace, tree_insert
 
 
 @jit_inline
@@ -63,6 +70,29 @@ def beta_pseudo(rng, mbar, O):
 
 
 @jit_inline
+def tree_release(alpha, cum, n, x, scale, rng, rec, run, t, arm, tag):
+    """:func:`kernels.sequential.tree_insert`, with the new node released through ``rec``.
+
+    With ``rec`` None it is ``tree_insert`` itself. With a recorder the node
+    formed by the n-th item — level i = the lowest set bit of n, the sum of
+    the items n − 2^i + 1 … n — is one release (t, ``arm``, n = 2^i rewards,
+    ``LAW_LAPLACE`` of ``scale``, ``tag``), drawn exactly as ``tree_insert``
+    draws it, and the prefix sum is built from the value :func:`release`
+    returns (the frozen one in a replay).
+
+    Returns
+    -------
+    float64
+        The released noisy prefix sum of the first n items.
+    """
+    if rec is None:
+        return tree_insert(alpha, cum, n, x, scale, rng)
+    i, s = _tree_node(alpha, n, x)
+    return _tree_sum(cum, n, i, release(rec, run, t, arm, np.int64(1) << i, LAW_LAPLACE, tag,
+                                        s, scale, s + laplace(rng, scale)))
+
+
+@jit_inline
 def _regret(g, pulls):
     r = 0.0
     for a in range(g.shape[0]):
@@ -71,7 +101,7 @@ def _regret(g, pulls):
 
 
 @jit
-def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor):
+def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor, rec):
     """Simulate a shard of runs of Lazy-DP-TS (Hu & Hegde 2022, Algorithm 2).
 
     Parameters
@@ -87,6 +117,13 @@ def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor):
         Laplace scale on each chunk's reward sum (1/ε: sensitivity 1).
     log_factor : float64
         LOG(x) = log_factor · ln x (1 = natural log, 1/ln 2 = log₂).
+    rec : kernels.record.Recorder or None
+        ``None`` in a simulation; a recorder in the whole-run privacy audit
+        (:mod:`kernels.record`). The initial pull of an arm is one block of
+        one reward and one release (tag −1); a chunk of n = 2^(r+1) rewards
+        is one block, logged when it closes at round t with t0 = t − 1 (its
+        rewards are the arm's last n pulls, not consecutive rounds), and one
+        release (t, arm, n, ``LAW_LAPLACE`` of ``noise_scale``, tag r).
 
     Notes
     -----
@@ -109,6 +146,7 @@ def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor):
     O = np.zeros(K)
     fresh = np.zeros(K, np.int64)
     need = np.zeros(K, np.int64)
+    chunk = np.zeros(K, np.int64)  # r of the chunk being filled (its 2^(r+1) rewards)
     active = np.empty(K, np.int64)
     for run in range(n_runs):
         g = gaps[run]
@@ -120,11 +158,13 @@ def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor):
         for j in range(K):
             if t >= horizon:
                 break
-            x = batch_sum(rng, rcode, rpar[run, j], 1)
-            mt[j] = x + laplace_draw(rng, noise_scale)
+            x = rsum(rng, rec, run, t, j, rcode, rpar[run, j], 1)
+            mt[j] = release(rec, run, t + 1, j, 1, LAW_LAPLACE, -1, x, noise_scale,
+                            x + laplace_draw(rng, noise_scale))
             O[j] = 1.0
             fresh[j] = 0
             need[j] = 2
+            chunk[j] = 0
             pulls[j] += 1
             t += 1
             while ci < nc and checkpoints[ci] == t:
@@ -144,18 +184,20 @@ def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor):
             fresh[J] += 1
             if fresh[J] == need[J]:
                 n = need[J]
-                s = batch_sum(rng, rcode, rpar[run, J], n)
-                mt[J] = (s + laplace_draw(rng, noise_scale)) / n
+                s = rsum(rng, rec, run, t - 1, J, rcode, rpar[run, J], n)
+                mt[J] = release(rec, run, t, J, n, LAW_LAPLACE, chunk[J], s, noise_scale,
+                                s + laplace_draw(rng, noise_scale)) / n
                 O[J] = n
                 fresh[J] = 0
                 need[J] = 2 * n
+                chunk[J] += 1
             while ci < nc and checkpoints[ci] == t:
                 row[ci] = _regret(g, pulls)
                 ci += 1
 
 
 @jit
-def run_dp_ts_shard(rng, shard, c_shift, chunk_scale, node_scale, log_factor):
+def run_dp_ts_shard(rng, shard, c_shift, chunk_scale, node_scale, log_factor, rec):
     """Simulate a shard of runs of DP-TS (Hu & Hegde 2022, Algorithm 1).
 
     Parameters
@@ -176,6 +218,15 @@ def run_dp_ts_shard(rng, shard, c_shift, chunk_scale, node_scale, log_factor):
         0.5ε: node_scale = 2/ε).
     log_factor : float64
         LOG(x) = log_factor · ln x (1/ln 2 = log₂, the paper's notation).
+    rec : kernels.record.Recorder or None
+        ``None`` in a simulation; a recorder in the whole-run privacy audit
+        (:mod:`kernels.record`). Every reward is one block of one reward
+        (t0 = t − 1 at round t). Releases, all ``LAW_LAPLACE`` with the
+        arm's epoch r as tag: the initial pull (n = 1, ``chunk_scale``, tag
+        −1: the epoch of one reward before epoch 0), each completed epoch's
+        sum (n = 2^(r+1), ``chunk_scale``) and each node of epoch r's binary
+        mechanism (n = 2^i at level i, ``node_scale`` (r + 1); see
+        :func:`tree_release`).
 
     Notes
     -----
@@ -219,8 +270,9 @@ def run_dp_ts_shard(rng, shard, c_shift, chunk_scale, node_scale, log_factor):
         for j in range(K):
             if t >= horizon:
                 break
-            x = batch_sum(rng, rcode, rpar[run, j], 1)
-            C[j] = x + laplace_draw(rng, chunk_scale)
+            x = rsum(rng, rec, run, t, j, rcode, rpar[run, j], 1)
+            C[j] = release(rec, run, t + 1, j, 1, LAW_LAPLACE, -1, x, chunk_scale,
+                           x + laplace_draw(rng, chunk_scale))
             B[j] = 0.0
             O[j] = 1.0
             mt[j] = C[j]
@@ -244,13 +296,14 @@ def run_dp_ts_shard(rng, shard, c_shift, chunk_scale, node_scale, log_factor):
                 if th > best:
                     best = th
                     J = j
-            x = batch_sum(rng, rcode, rpar[run, J], 1)
+            x = rsum(rng, rec, run, t - 1, J, rcode, rpar[run, J], 1)
             pulls[J] += 1
             O[J] += 1.0
             w[J] = math.log(O[J] + 1.0) / O[J]
             items[J] += 1
             if pulls[J] == close[J]:
-                C[J] += psum[J] + x + laplace_draw(rng, chunk_scale)
+                C[J] += release(rec, run, t, J, items[J], LAW_LAPLACE, epoch[J], psum[J] + x,
+                                chunk_scale, psum[J] + x + laplace_draw(rng, chunk_scale))
                 B[J] = 0.0
                 psum[J] = 0.0
                 items[J] = 0
@@ -258,8 +311,8 @@ def run_dp_ts_shard(rng, shard, c_shift, chunk_scale, node_scale, log_factor):
                 close[J] = 2 * close[J] + 1
             else:
                 psum[J] += x
-                B[J] = tree_insert(alpha[J], cum[J], items[J], x,
-                                   node_scale * (epoch[J] + 1), rng)
+                B[J] = tree_release(alpha[J], cum[J], items[J], x, node_scale * (epoch[J] + 1),
+                                    rng, rec, run, t, J, epoch[J])
             mt[J] = (C[J] + B[J]) / O[J]
             while ci < nc and checkpoints[ci] == t:
                 row[ci] = _regret(g, pulls)

@@ -110,3 +110,31 @@ def test_elimination_times_are_consistent_with_pulls():
     # pseudo-regret is the gap-weighted pulls at T
     np.testing.assert_allclose(res.pseudo_regret[:, -1],
                                (res.pulls * (res.means.max(1, keepdims=True) - res.means)).sum(1))
+
+
+def _tiny_shard(mech, hooks, seed=0):
+    from bandsim.kernels.shard import EliminationTables, make_shard
+
+    K, S, horizon = 3, 20, 500
+    gaps = np.array([[0.0, 0.25, 0.5]])
+    out, pulls, elim = np.zeros((1, 1)), np.zeros((1, K), np.int64), np.zeros((1, K), np.int64)
+    shard = make_shard(gaps, 0, np.array([[[0.9], [0.65], [0.4]]]), horizon,
+                       np.array([horizon], np.int64), out, pulls, elim)
+    tables = EliminationTables(np.full((S, K + 1), 10, np.int64), np.full((S, K + 1), 0.2),
+                               np.int64(mech), np.ones((S, K + 1, 1)),
+                               np.zeros((S, K + 1, 1), np.int64), np.int64(regret.BLOCKS), False)
+    run_shard(np.random.default_rng(seed), shard, tables, hooks, None)
+    return out[0, 0], pulls[0].tolist(), elim[0].tolist()
+
+
+def test_built_in_engine_runs_without_hooks_and_a_plug_in_code_without_hooks_fails():
+    # A built-in mechanism passes hooks=None (no first-class functions to unbox per
+    # shard); Numba must prune the plug-in branch for it (else typing fails here), the
+    # draws must equal those of the unbound-hooks path, and a plug-in code must raise.
+    from bandsim.kernels.codes import LAPLACE, PLUGIN_SUM
+    from bandsim.kernels.hooks import unbound
+
+    assert _tiny_shard(LAPLACE, None) == _tiny_shard(LAPLACE, unbound())
+    with pytest.raises(ValueError, match="without its kernels"):
+        _tiny_shard(PLUGIN_SUM, None)
+    assert bandsim.engines._hooks("laplace") is None

@@ -237,3 +237,15 @@ def test_function_level_imports_defer_only_heavy_dependencies():
     light = sorted(f"{src} -> {dst}" for src, dst, top in edges
                    if not top and dst not in heavy and dst != src)
     assert len(light) <= MAX_LIGHT_LAZY, (len(light), light)
+
+
+def test_the_command_line_loads_no_exact_law_toolkit_at_import():
+    # scipy.special (~30-100 ms) loads at the first exact law evaluated, not at import:
+    # `bandsim run` with a warm Numba cache evaluates none (cold start of the CLI).
+    import subprocess
+
+    code = ("import sys, bandsim, bandsim.cli, bandsim.plugin; "
+            "print(sorted(m for m in ('scipy.special', 'scipy.stats') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout
+    assert out.strip() == "[]"

@@ -194,3 +194,55 @@ def test_the_new_examples_appear_in_list_run_and_both_audits(examples, capsys):
         assert main(base) == exact, name
         assert main(base + ["--sampled"]) == sampled, name
     capsys.readouterr()
+
+
+def test_the_new_examples_run_in_sweep_and_suite_and_the_broken_twin_is_not_ranked(
+        examples, tmp_path, capsys):
+    """Examples (c)–(e) through ``bandsim sweep`` and ``bandsim suite``: the suite runs the
+    plug-ins' sampled audit, so rr-weak-se (half the declared flips) FAILs, is listed under
+    "failed audit (not ranked)" and the suite exits 1; rr-se (the same law, drawn right)
+    is ranked."""
+    import math
+
+    import pyarrow.parquet as pq
+
+    from bandsim.studies import leaderboard as lb
+    from bandsim.studies import suite
+
+    names = ("dp-moss", "private-etc", "rr-se", "rr-weak-se")
+    study = tmp_path / "study.toml"
+    study.write_text(textwrap.dedent(f"""
+        [study]
+        name = "plugin-examples"
+        horizon = 20000
+        runs = 8
+        seed = 1
+        means = [0.9, 0.5]
+        explore = 1000
+        [grid]
+        algorithm = {list(names)!r}
+        epsilon = [1.0]
+        """))
+    assert main(["sweep", str(study), "--out", str(tmp_path / "sweep")]) == 0
+    summary = pq.read_table(tmp_path / "sweep" / "summary.parquet").to_pylist()
+    assert sorted(r["algorithm"] for r in summary) == sorted(names)
+    assert all(math.isfinite(r["regret_mean"]) for r in summary)
+
+    tiny = suite.Tier("quick", (suite.SuiteInstance("C2-K3", "C2", 3),), (1.0,), (20_000,),
+                      runs=8, step_runs=4, budget=0.4, algorithms=names)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(suite.TIERS, "quick", tiny)
+        assert main(["suite", "--quick", "--out", str(tmp_path / "suite"),
+                     "--no-progress"]) == 1
+    capsys.readouterr()
+    rows, board, _ = lb.read(tmp_path / "suite")
+    by = {r["algorithm"]: r for r in rows if r["role"] == "entry"}
+    assert set(by) == set(names)
+    assert by["rr-weak-se"]["sampled_verdict"] == "FAIL" and by["rr-weak-se"]["failed_audit"]
+    assert math.isnan(by["rr-weak-se"]["rank"])
+    assert by["rr-se"]["sampled_verdict"] == "PASS" and by["rr-se"]["rank"] == 1
+    assert all(by[n]["sampled_verdict"] == "PASS" for n in ("dp-moss", "private-etc"))
+    assert "--sampled" in by["rr-weak-se"]["sampled_command"]
+    md = (tmp_path / "suite" / "leaderboard.md").read_text()
+    ranked, failed = md.split("failed audit (not ranked)")
+    assert "rr-weak-se" in failed and "rr-weak-se" not in ranked.split("every cell")[0]

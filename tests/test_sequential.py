@@ -29,7 +29,7 @@ def _kernel(fn, seed, means, horizon, *args, sigma=None):
     from bandsim.kernels.shard import make_shard
 
     fn(np.random.default_rng(seed), make_shard(gaps, rcode, rpar, horizon, cps, out, pulls, elim),
-       *args)
+       *args, None)
     return out[0], pulls[0], elim[0]
 
 

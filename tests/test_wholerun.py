@@ -40,6 +40,8 @@ def test_every_recordable_builtin_passes(name):
     assert r.verdict == "PASS", r.failures
     assert r.neighbours >= 9 and r.releases >= 3 and not r.failures
     if math.isfinite(r.claimed):  # a Laplace claim: what one reward enters composes to it
+        assert 0 < r.epsilon <= r.claimed * (1 + 1e-12)
+    if name == "dp-se":  # one epoch sum at Lap(1/ε): exactly the claim
         assert r.epsilon == pytest.approx(r.claimed, rel=1e-12)
 
 
@@ -188,9 +190,9 @@ def test_an_untrusted_sampler_is_sampled_at_its_recorded_batch_sizes(randomized_
     assert good.verdict == "PASS", good.failures
     assert good.sampled_sizes and max(good.sampled_sizes) <= 64
     weak = audit("rr-weak-se", {"epsilon": 1.0})
-    lines = _fails(weak, "(e) sampler", "batch")
+    lines = _fails(weak, "(f) sampler", "batch")
     assert all(f"n = {n}" in " ".join(lines) for n in weak.sampled_sizes)
-    assert not [f for f in weak.failures if not f.startswith("(e)")]  # its law and scale hold
+    assert not [f for f in weak.failures if not f.startswith("(f)")]  # its law and scale hold
 
 
 # ------------------------------------------------------------------ command line

@@ -250,7 +250,7 @@ class EpisodicPlan:
         if not self.noise_scale > 0:
             raise ConfigError("noise_scale", self.noise_scale, "must be > 0 (1/ε)")
 
-    def run_shard(self, rng, shard):
-        """Simulate one shard of runs in place."""
-        episodic_kernel.run_shard(rng, shard, self.index, self.c, self.ratio, self.rule, self.estimator,
-                  self.noise_scale, self.tie_random)
+    def run_shard(self, rng, shard, rec=None):
+        """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""
+        episodic_kernel.run_shard(rng, shard, self.index, self.c, self.ratio, self.rule,
+                                  self.estimator, self.noise_scale, self.tie_random, rec)

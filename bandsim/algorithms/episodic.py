@@ -21,7 +21,7 @@ Every reward sum above has sensitivity 1 (rewards in [0, 1]); every reward
 enters one released sum (or, for DP-TS, one epoch sum and the nodes of one
 binary mechanism), so each algorithm is ε-DP in the central model.
 
-Every plan has ``run_shard(rng, shard)`` (a :class:`bandsim.kernels.shard.Shard`), a
+Every plan has ``run_shard(rng, shard, rec=None)`` (a :class:`bandsim.kernels.shard.Shard`), a
 ``stages`` list (reports), ``shard_runs``
 and ``privacy`` (the claim, copied into the result's configuration).
 :data:`ALGORITHMS` declares them through the public plug-in API
@@ -50,6 +50,7 @@ from ..kernels import codes, episodic, indices, thompson
 from ..mechanisms import SumBatch
 from ..mechanisms.families import InsideEngine
 from ..params import EPSILON, Param
+from ..privacy.audit import audit_laplace
 from ..privacy.participation import Release, cases, laplace_participation
 from ..privacy.report import AuditReport, Row
 from ..registry import register as add
@@ -234,9 +235,10 @@ class LazyDpTsPlan:
     stages: list = field(default_factory=list)
     privacy: dict = None
 
-    def run_shard(self, rng, shard):
-        """Simulate one shard of runs in place."""
-        thompson.run_lazy_dp_ts_shard(rng, shard, self.c_shift, self.noise_scale, self.log_factor)
+    def run_shard(self, rng, shard, rec=None):
+        """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""
+        thompson.run_lazy_dp_ts_shard(rng, shard, self.c_shift, self.noise_scale, self.log_factor,
+                                      rec)
 
 
 @dataclass(kw_only=True)
@@ -251,10 +253,10 @@ class DpTsPlan:
     stages: list = field(default_factory=list)
     privacy: dict = None
 
-    def run_shard(self, rng, shard):
-        """Simulate one shard of runs in place."""
+    def run_shard(self, rng, shard, rec=None):
+        """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""
         thompson.run_dp_ts_shard(rng, shard, self.c_shift, self.chunk_scale, self.node_scale,
-                        self.log_factor)
+                                 self.log_factor, rec)
 
 
 def plan_lazy_dp_ts(params, arms, horizon):
@@ -366,7 +368,8 @@ ALGORITHMS = (
     _declare("lazy-dp-ts", "Lazy-DP-TS: Thompson sampling on Laplace means of chunks of 2^r "
              "fresh rewards", f"{HU_HEGDE}, Algorithm 2", (EPSILON, _log2(False)),
              plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts",
-             participation=laplace_participation("its arm's chunk sum")),
+             participation=laplace_participation("its arm's chunk sum (or the arm's first "
+                                                 "pull, released alone)")),
     _declare("dp-ts", "DP-TS: Thompson sampling on a private sum (Laplace per epoch + binary "
              "mechanism)", f"{HU_HEGDE}, Algorithm 1", (EPSILON, _log2(True)), plan_dp_ts,
              BERNOULLI_ONLY, family="ts", mechanism="dp-ts-composition",
@@ -391,8 +394,6 @@ def _audit_dp_ts(batch, algorithm, fold_max=None):
     """DP-TS as a composition of its declared releases (:func:`dp_ts_participation` over
     :data:`AUDIT_PULLS` pulls): each Laplace release audited exactly, the epoch sum's and
     the worst epoch r's r + 1 nodes added up, against Theorem 1's ε/2 + ε/2."""
-    from ..privacy.audit import audit_laplace  # the privacy toolkit loads scipy
-
     eps = batch.privacy["epsilon"]
     releases = dp_ts_participation(dict(epsilon=eps), AUDIT_PULLS)
 

@@ -96,9 +96,10 @@ class UcbPlan:
     #: rewards are drawn one at a time (exact): no CLT batch sums
     clt_batch_sums = False
 
-    def run_shard(self, rng, shard):
-        """Simulate one shard of runs in place."""
-        sequential.run_ucb_shard(rng, shard, self.gamma, self.scale)
+    def run_shard(self, rng, shard, rec=None):
+        """Simulate one shard of runs in place (``rec``: a :class:`bandsim.kernels.record.Recorder`
+        in the whole-run privacy audit)."""
+        sequential.run_ucb_shard(rng, shard, self.gamma, self.scale, rec)
 
 
 @dataclass(kw_only=True)
@@ -111,9 +112,10 @@ class SePlan:
     #: rewards are drawn one at a time (exact): no CLT batch sums
     clt_batch_sums = False
 
-    def run_shard(self, rng, shard):
-        """Simulate one shard of runs in place."""
-        sequential.run_se_shard(rng, shard, self.log_horizon)
+    def run_shard(self, rng, shard, rec=None):
+        """Simulate one shard of runs in place (``rec``: a :class:`bandsim.kernels.record.Recorder`
+        in the whole-run privacy audit)."""
+        sequential.run_se_shard(rng, shard, self.log_horizon, rec)
 
 
 def plan_ucb1(params, arms, horizon):

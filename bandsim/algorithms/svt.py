@@ -85,10 +85,11 @@ class Se2Plan:
     stages: list = field(default_factory=list)
     shard_runs: int = 64
 
-    def run_shard(self, rng, shard):
-        """Simulate one shard of runs in place."""
+    def run_shard(self, rng, shard, rec=None):
+        """Simulate one shard of runs in place (``rec``: a :class:`bandsim.kernels.record.Recorder`
+        in the whole-run privacy audit)."""
         svt_kernel.run_shard(rng, shard, self.query_threshold, self.elim_width, self.svt_scale,
-                  self.hist_scale)
+                             self.hist_scale, rec)
 
 
 def _plan_dp_se2(params, arms, horizon, modified):

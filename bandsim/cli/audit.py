@@ -28,12 +28,15 @@ import math
 
 
 from ..errors import ConfigError, check_int
-from ..privacy.audit import auditable
-from ..privacy.sampled import sampler_status
+from ..privacy.accountant import accountable, calibrate, compose
+from ..privacy.audit import audit, auditable
+from ..privacy.pmf import PmfTooLarge
+from ..privacy.sampled import DRAWS, sampled, sampler_status
 from ..registry import algorithms, get_algorithm, get_mechanism
 from ..runner import MAX_HORIZON
 from .common import command, floats, ints, one_int, registers, strict_json, wide_console
 from .run import add_param_flags
+from .wholerun import whole_run
 
 
 def _print_json(x):
@@ -67,8 +70,6 @@ def _grid(args, default_n, known=None):
 
 def _sampled(args, console):
     """``--sampled``: the sampled audit of the real kernels, one line per batch."""
-    from ..privacy.sampled import DRAWS, sampled
-
     names, skipped, sizes = _grid(args, 16)
     reports = []
     out = _out()
@@ -163,8 +164,6 @@ def cmd_audit(args, console):
     args.horizon = check_int("horizon", default if args.horizon is None else args.horizon, 2,
                              MAX_HORIZON)
     if whole:
-        from .wholerun import whole_run
-
         args.seed = check_int("seed", args.seed, 0, 2**63 - 1)
         return whole_run(args)
 
@@ -199,10 +198,6 @@ def _out():
 
 def _audit(args, console):
     from rich.table import Table
-
-    from ..privacy.audit import audit
-
-    from ..privacy.pmf import PmfTooLarge
 
     names, skipped, sizes = _grid(args, 1024)
     reports = []
@@ -252,8 +247,6 @@ def _audit(args, console):
 def _compose(args, console):
     from rich.table import Table
 
-    from ..privacy.accountant import accountable, compose
-
     names, skipped, sizes = _grid(args, 1024, accountable())
     rows = []
     for name, eps, n in itertools.product(names, args.epsilon, sizes):
@@ -286,8 +279,6 @@ def _num(x):
 
 def _calibrate(args, console):
     from rich.table import Table
-
-    from ..privacy.accountant import accountable, calibrate
 
     names, _ = _algorithms(args.algorithm, False, None, accountable())
     n = (args.batch_size or [1024])[0]

@@ -24,6 +24,8 @@ import sys
 
 from .. import loading, provenance, registry
 from ..errors import ConfigError
+from ..privacy.audit import audit
+from ..privacy.sampled import DRAWS, sampled
 from ..runner import simulate
 from .common import command, one_int, plain, registers, strict_json, wide_console
 
@@ -153,9 +155,6 @@ def check_algorithm(algo, epsilon, n, draws):
         (check, status, text); status ``PASS``, ``FAIL`` or a word that is
         not counted (``n/a``, ``not auditable``, ``cannot sample``).
     """
-    from ..privacy.audit import audit
-    from ..privacy.sampled import DRAWS, sampled
-
     out = []
     prm = _params(algo, epsilon)
     mech = registry.get_mechanism(algo.mechanism) if algo.mechanism else None

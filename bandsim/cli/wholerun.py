@@ -14,11 +14,12 @@ The verdict at the audit defaults (no ``--epsilon`` or parameter flag, T =
 Exit status: 0 every audit PASSes, 1 one FAILs, 2 one is not auditable (and
 none FAILs), or bad input (one line, before any work).
 """
+import json
 import math
 
 from ..errors import ConfigError
 from ..registry import algorithms, get_algorithm
-from .common import plain, wide_console
+from .common import plain, strict_json, wide_console
 
 #: Flags of the other audit modes that --whole-run refuses (dest, flag).
 REFUSED = (("sampled", "--sampled"), ("returning", "--returning"),
@@ -63,9 +64,9 @@ def _settings(args, names):
 
 
 def _with_defaults(algo, prm):
-    from ..wholerun.checks import audit_params
+    from .. import wholerun
 
-    return audit_params(algo, prm)
+    return wholerun.checks.audit_params(algo, prm)
 
 
 def whole_run(args):
@@ -97,12 +98,11 @@ def whole_run(args):
     rows = _settings(args, _names(args.algorithm))
     reports = _run(rows, args)
     if args.json:
-        from .audit import _print_json
-
         out = [dict(algorithm=r.algorithm, params=r.params, **r.to_dict()) for r in reports]
         for d, r in zip(out, reports):
             d["failures"] = list(r.failures)  # all of them (the summary keeps 20)
-        _print_json(out if len(out) > 1 else out[0])
+        print(json.dumps(strict_json(out if len(out) > 1 else out[0]), indent=2,
+                         allow_nan=False, ensure_ascii=False, default=_plain))
     else:
         _table(reports)
     verdicts = {r.verdict for r in reports}
@@ -112,8 +112,7 @@ def whole_run(args):
 def _run(rows, args):
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ..wholerun import audit
-    from ..wholerun.cache import remember
+    from .. import wholerun
 
     reports = []
     show = len(rows) > 1 and not args.json
@@ -123,12 +122,19 @@ def _run(rows, args):
         task = bar.add_task("", total=len(rows))
         for name, prm in rows:
             bar.update(task, description=name)
-            r = audit(name, prm, horizon=args.horizon, seed=args.seed)
+            r = wholerun.audit(name, prm, horizon=args.horizon, seed=args.seed)
             if not prm:
-                remember(r, args.seed)
+                wholerun.cache.remember(r, args.seed)
             reports.append(r)
             bar.advance(task)
     return reports
+
+
+def _plain(x):
+    """A numpy scalar as its Python value (for ``json.dumps``)."""
+    if hasattr(x, "item"):
+        return strict_json(x.item())
+    raise TypeError(f"{type(x).__name__} is not JSON serializable")
 
 
 def _num(x):

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ..guarantees import Guarantee
 from ..kernels import codes
+from ..privacy.pmf import DiscreteGaussianSum, DiscreteLaplace, Skellam
 from ..registry import get_mechanism, register
 from . import secagg
 from .binary_summation import BinarySummation
@@ -71,31 +72,23 @@ def batch(name, n, **params):
     return get_mechanism(name).derive(n, params)
 
 
-# --- laws, claims and costs (lazy: the privacy toolkit loads scipy) -------------
+# --- laws, claims and costs -------------------------------------------------------
 
 def _dlaplace_law(b):
     """Lap_Z from q = fpar[0]: what the batched, central and local samplers read."""
-    from ..privacy.pmf import DiscreteLaplace
-
     return DiscreteLaplace.from_q(b.fpar[0])
 
 
 def _polya_law(b):
     """Σ of n Pólya(1/n, β) pairs = Lap_Z with β = fpar[1]: what the per-user path reads."""
-    from ..privacy.pmf import DiscreteLaplace
-
     return DiscreteLaplace(b.fpar[1])
 
 
 def _skellam_law(b):
-    from ..privacy.pmf import Skellam
-
     return Skellam(b.fpar[0])
 
 
 def _dgauss_sum_law(b):
-    from ..privacy.pmf import DiscreteGaussianSum
-
     return DiscreteGaussianSum(b.n, b.fpar[0] / b.n)
 
 

@@ -17,7 +17,6 @@ Chowdhury & Zhou (2023), Definitions 3 and 10.
 import math
 
 import numpy as np
-from scipy import special
 
 def _aligned(p, q):
     """(log P, log Q) on a common support; unknown Q entries at their upper bound."""
@@ -72,6 +71,8 @@ def renyi(p, q, alphas):
     if np.any(live & (b == -np.inf)):
         return np.full(len(alphas), math.inf)
     a, r = a[live], a[live] - b[live]
+    from scipy import special  # scipy.special loads only when a divergence is computed
+
     return np.array([special.logsumexp(a + (al - 1.0) * r) / (al - 1.0) for al in alphas])
 
 

@@ -58,7 +58,15 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+
+
+def _special():
+    """``scipy.special``, imported at the first exact law evaluated: ``import bandsim``
+    and ``bandsim run`` evaluate none, and scipy.special costs ~30–100 ms to import."""
+    from scipy import special
+
+    return special
+
 
 #: Relative precision targeted by every truncation (e^{−60} ≈ 9·10⁻²⁷).
 LOG_TINY = -60.0
@@ -134,7 +142,7 @@ class LogPmf:
 
 
 def _normalize(logp):
-    return logp - special.logsumexp(logp)
+    return logp - _special().logsumexp(logp)
 
 
 # --- laws -------------------------------------------------------------------
@@ -254,7 +262,7 @@ class Skellam(Law):
         nu = np.abs(np.asarray(k, np.float64))
         x = 2.0 * self.mu
         with np.errstate(divide="ignore"):
-            v = special.ive(nu, x)
+            v = _special().ive(nu, x)
             out = np.log(v)
         bad = ~(v > 1e-290)
         if np.any(bad):
@@ -282,7 +290,7 @@ def _log_conv(a, b, lo_a, lo_b, lo_out, n_out):
     j = k - i - lo_b
     ok = (j >= 0) & (j < len(b))
     terms = np.where(ok, a[None, :] + b[np.clip(j, 0, len(b) - 1)], -np.inf)
-    return special.logsumexp(terms, axis=1)
+    return _special().logsumexp(terms, axis=1)
 
 
 def _log_power(logc, n, V):
@@ -449,7 +457,7 @@ def window(law, lo, hi):
         raise PmfTooLarge(f"window of {hi - lo + 1:,} points")
     k = np.arange(lo, hi + 1, dtype=np.int64)
     lp = law.logpmf(k)
-    total = special.logsumexp(lp)
+    total = _special().logsumexp(lp)
     tail = -np.inf
     for a, b in ((hi, hi + 1), (lo, lo - 1)):
         la, lb = law.logpmf(np.array([a, b], np.int64))
@@ -479,7 +487,7 @@ def fold(law, m, offset=0):
     if limit is not None:  # known on [−V, V] only: fold that, bound the rest
         k = np.arange(-limit, limit + 1, dtype=np.int64)
         lp = law.logpmf(k)
-        total = special.logsumexp(lp)
+        total = _special().logsumexp(lp)
         folded = np.full(m, -np.inf)
         np.logaddexp.at(folded, k % m, lp)
         return LogPmf(0, folded - total, 0.0, 0.0, m,
@@ -495,14 +503,14 @@ def fold(law, m, offset=0):
         pad = np.full(reps * m, -np.inf)
         start = (c - K) % m
         pad[:len(k)] = lp
-        folded = special.logsumexp(pad.reshape(reps, m), axis=0)
+        folded = _special().logsumexp(pad.reshape(reps, m), axis=0)
         folded = np.roll(folded, start)
         lmin = folded.min()
         ltail = law.log_tail(K)
         if ltail == -np.inf or ltail - lmin < LOG_TINY:
             break
         K *= 2
-    total = special.logsumexp(folded)
+    total = _special().logsumexp(folded)
     rel = float(math.exp(min(ltail - lmin, 700.0))) if ltail > -np.inf else 0.0
     return LogPmf(0, folded - total, 0.0, rel, m).shift(offset)
 
@@ -520,8 +528,8 @@ def truncate(pmf, mass):
     right = np.searchsorted(cum, total - mass / 2, side="left")
     left, right = int(min(left, right)), int(max(left, right))
     kept = pmf.logp[left:right + 1]
-    lost = total - np.exp(special.logsumexp(kept))
-    z = special.logsumexp(kept)
+    lost = total - np.exp(_special().logsumexp(kept))
+    z = _special().logsumexp(kept)
     return LogPmf(pmf.lo + left, kept - z, pmf.dropped + max(lost, 0.0) / max(1 - lost, 1e-300),
                   pmf.rel_err)
 

@@ -54,7 +54,8 @@ from ..results import json_safe
 from .release import release_pairs
 from .sampled_shuffle import shuffle_pairs
 from . import pmf as P
-from .sampled_checks import fractional_pairs, scale_test
+from .audit import _relaxed
+from .sampled_checks import _circle, _Pair, fractional_pairs, scale_test
 from .sampled_stats import ALPHA, BETA, MIN_EXPECTED, epsilon_lower_bound, g_test  # noqa: F401
 
 #: Draws per path and neighbouring input.
@@ -188,39 +189,7 @@ def claim_as_dp(spec, b, delta0=DELTA0):
 
 # --- the paths of each family ----------------------------------------------------
 
-@dataclass
-class _Pair:
-    """One path: the draws under both inputs as cells of an ordered line, and the law."""
-
-    path: str
-    cells: tuple      # (int64 (N,), int64 (N,)), indices in [0, n_cells)
-    probs: tuple      # (float64 (n_cells,), float64 (n_cells,)) expected
-    n_cells: int
-    labels: np.ndarray = None
-    inputs: tuple = ("0", "1")
-    gof_only: bool = False
-    tested0: bool = False  # its input-0 draws are another pair's, tested there
-
-
-def _circle(view_logp, m, k0, k1, y0, y1, path, inputs):
-    """Modular draws ŷ as cells of the circle centred on input 0's noise mode."""
-    h = m // 2
-    c = int(np.argmax(view_logp))  # the noise mode (0 for symmetric laws)
-    base = (c + k0 - h) % m
-
-    def cells(y):
-        return (np.asarray(y, np.int64) - base) % m
-
-    p = np.exp(view_logp - view_logp.max())
-    p /= p.sum()
-    probs = tuple(np.roll(p, (k - base) % m) for k in (k0, k1))
-    labels = np.arange(m, dtype=np.int64) - h
-    return _Pair(path, (cells(y0), cells(y1)), probs, m, labels, inputs)
-
-
 def _secagg_pairs(spec, b, draws, rng, notes):
-    from .audit import _relaxed
-
     g, tau, m = (int(v) for v in b.ipar)
     if m > MAX_CELLS:
         raise CannotAudit(f"m = {m:,} > {MAX_CELLS:,} cells; audit a smaller --batch-size")

@@ -13,8 +13,39 @@ Chowdhury & Zhou, "Distributed Differential Privacy in Multi-Armed Bandits"
 (ICLR 2023), Algorithm 2 line 3 (randomized rounding).
 """
 import math
+from dataclasses import dataclass
 
 import numpy as np
+
+
+@dataclass
+class _Pair:
+    """One path: the draws under both inputs as cells of an ordered line, and the law."""
+
+    path: str
+    cells: tuple      # (int64 (N,), int64 (N,)), indices in [0, n_cells)
+    probs: tuple      # (float64 (n_cells,), float64 (n_cells,)) expected
+    n_cells: int
+    labels: np.ndarray = None
+    inputs: tuple = ("0", "1")
+    gof_only: bool = False
+    tested0: bool = False  # its input-0 draws are another pair's, tested there
+
+
+def _circle(view_logp, m, k0, k1, y0, y1, path, inputs):
+    """Modular draws ŷ as cells of the circle centred on input 0's noise mode."""
+    h = m // 2
+    c = int(np.argmax(view_logp))  # the noise mode (0 for symmetric laws)
+    base = (c + k0 - h) % m
+
+    def cells(y):
+        return (np.asarray(y, np.int64) - base) % m
+
+    p = np.exp(view_logp - view_logp.max())
+    p /= p.sum()
+    probs = tuple(np.roll(p, (k - base) % m) for k in (k0, k1))
+    labels = np.arange(m, dtype=np.int64) - h
+    return _Pair(path, (cells(y0), cells(y1)), probs, m, labels, inputs)
 
 
 def scale_test(counts, probs):
@@ -66,8 +97,6 @@ def fractional_pairs(user_view, m, g, n_view, per_user, code, fpar, ipar, draws,
     and a quarter of the draws keeps the audit's cost within ~1.3× its
     cost without them.
     """
-    from .sampled import _circle
-
     out = []
     for v in FRACTIONAL:
         v = 1 - 1 / (2 * g) if isinstance(v, str) else v

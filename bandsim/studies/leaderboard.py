@@ -136,7 +136,8 @@ def board_rows(rows):
             not_audited=verdicts.get("not audited", 0),
             not_auditable=verdicts.get("not auditable", 0),
             worst_audit_ratio=max(audited) if audited else float("nan"),
-            sampled=_sampled(name), whole_run=whole,
+            sampled=_sampled(name, [r.get("sampled_verdict", "") for r in rs]),
+            whole_run=whole,
             runs_min=min(r["runs"] for r in rs), runs_max=max(r["runs"] for r in rs),
             seconds=sum(r["seconds"] for r in rs)))
     order = trust_order(out)
@@ -148,9 +149,14 @@ def board_rows(rows):
     return out
 
 
-def _sampled(name):
-    """What ``bandsim audit --sampled`` does for ``name`` (:func:`sampler_status`): "yes",
-    "not auditable: …" (said as such), "not private", or "unknown" (not registered now)."""
+def _sampled(name, verdicts=()):
+    """``FAIL``/``PASS`` when the suite ran the sampled audit (the rows' ``sampled_verdict``),
+    else what ``bandsim audit --sampled`` does for ``name`` (:func:`sampler_status`): "yes",
+    "not auditable: …", "not private", or "unknown" (not registered now)."""
+    if "FAIL" in verdicts:
+        return "FAIL"
+    if verdicts and all(v == "PASS" for v in verdicts):
+        return "PASS"
     try:
         status = sampler_status(name)
     except ConfigError:
@@ -273,15 +279,15 @@ def board_section(trust, board):
 def failed_section(board):
     """The algorithms whose exact, sampled or whole-run audit FAILed somewhere: never
     ranked."""
-    s = Section("failed audit (not ranked)", ["trust", "algorithm", "cells",
-                                              "per-batch privacy verdicts", "whole-run audit",
-                                              "runs"])
+    s = Section("failed audit (not ranked)", ["trust", "algorithm", "cells", "per-batch "
+                                              "privacy verdicts", "sampled audit",
+                                              "whole-run audit", "runs"])
     for b in board:
         if b.get("failed"):
             runs = (f"{b['runs_min']:,}" if b["runs_min"] == b["runs_max"]
                     else f"{b['runs_min']:,}–{b['runs_max']:,}")
             s.rows.append([b["trust"], name_text(b), str(b["cells"]), board_verdict_text(b),
-                           whole_run_text(b), runs])
+                           b.get("sampled", "unknown"), whole_run_text(b), runs])
     return s
 
 
@@ -343,7 +349,9 @@ LEGEND = (
     "its algorithm is listed under \"failed audit\" and the suite exits 1; so is one whose "
     "whole-run record–replay audit (`bandsim audit ALGO --whole-run`, at each cell's "
     "parameters and T ≤ 1e5) FAILs. Sampled audit: "
-    "yes = `bandsim audit --sampled` runs the kernels a simulation draws with; "
+    "PASS/FAIL = the suite ran `bandsim audit --sampled` on a plug-in's own samplers at "
+    "every ε (n = 16; its command is in rows.parquet); yes = it runs the kernels a "
+    "simulation draws with (a built-in's, audited by bandsim's test suite); "
     "not auditable = it cannot (the reason is shown). "
     "† = provisional specification.")
 

@@ -42,6 +42,7 @@ import numpy as np
 from .. import registry
 from ..datasets import load_instance
 from ..errors import ConfigError, check_int
+from ..privacy.sampled import DRAWS, sampled
 from ..runner import prepare, versions
 
 SUITE_VERSION = "2026.11"
@@ -378,6 +379,59 @@ def audit_columns(privacy, private):
     return out
 
 
+#: Users per batch of the sampled audit the suite runs for a plug-in (the default of
+#: ``bandsim audit --sampled``).
+SAMPLED_BATCH = 16
+
+
+def sampled_columns(job, private, memo):
+    """The sampled-audit columns of a row: ``sampled_verdict``, ``sampled_note``, ``sampled_command``.
+
+    A plug-in's samplers are the suite's to check: ``bandsim audit --sampled``
+    (:func:`bandsim.privacy.sampled.sampled`, ≥ 10⁶ draws per neighbouring
+    input, α = 10⁻⁶) runs at the row's ε and δ on a batch of
+    :data:`SAMPLED_BATCH` users, once per (algorithm, ε, δ) (``memo``), so a
+    sampler that does not draw its declared law FAILs and is not ranked. A
+    built-in's samplers are run by bandsim's own test suite under the same
+    audit (``not run`` here, which keeps the quick tier under a minute).
+
+    Parameters
+    ----------
+    job : Job
+    private : bool
+        The algorithm declares a privacy guarantee.
+    memo : dict
+        (algorithm, ε, δ) → columns, shared by the rows of one suite.
+
+    Returns
+    -------
+    dict
+        ``sampled_verdict`` is ``PASS``, ``FAIL``, ``not run`` (a built-in),
+        ``not auditable`` (the reason in ``sampled_note``) or ``n/a``
+        (non-private).
+    """
+    if not private:
+        return dict(sampled_verdict="n/a", sampled_note="", sampled_command="")
+    if registry.is_builtin(job.algorithm):
+        return dict(sampled_verdict="not run", sampled_command="",
+                    sampled_note="built-in samplers: audited by bandsim's test suite")
+    key = (job.algorithm, job.epsilon, job.delta)
+    if key not in memo:
+        given = {k: v for k, v in (("epsilon", job.epsilon), ("delta", job.delta))
+                 if v is not None}
+        command = (f"bandsim audit {job.algorithm} --batch-size {SAMPLED_BATCH} --sampled"
+                   + "".join(f" --{k} {v:g}" for k, v in given.items()))
+        try:
+            rep = sampled(job.algorithm, job.epsilon, SAMPLED_BATCH, draws=DRAWS,
+                          delta=job.delta)
+            verdict = {0: "PASS", 1: "FAIL"}.get(rep.code, "not auditable")
+            note = rep.reason or ""
+        except Exception as e:  # a plug-in's broken sampler must not sink the board
+            verdict, note = "not auditable", f"{type(e).__name__}: {e}"
+        memo[key] = dict(sampled_verdict=verdict, sampled_note=note, sampled_command=command)
+    return memo[key]
+
+
 def default_threads():
     """Cores this process may use (``taskset`` is honoured)."""
     try:
@@ -424,7 +478,7 @@ def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console
         t = replace(t, runs=runs, step_runs=min(t.step_runs, runs))
     threads = default_threads() if threads is None else check_int("threads", threads, 1, 1024)
     p = plan(t, algorithms)
-    rows, errors = [], []
+    rows, errors, sampled_memo = [], [], {}
     t0 = time.perf_counter()
     with _progress(console, progress) as bar:
         total = bar.add_task("suite", total=len(p.jobs))
@@ -438,6 +492,7 @@ def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console
                                     (lambda n, sub=sub: bar.update(sub, completed=n))
                                     if sub is not None else None)
                 rows.append(row_of(job, res, secs))
+                rows[-1].update(sampled_columns(job, rows[-1]["private"], sampled_memo))
             except ConfigError as e:
                 p.skipped.append(dict(algorithm=job.algorithm, instance=job.instance.key,
                                       horizon=job.horizon, reason=str(e), role=job.role))
@@ -490,6 +545,6 @@ def _progress(console, enabled):
                     TimeElapsedColumn(), console=console, transient=True)
 
 
-__all__ = ["ALL_INSTANCES", "COUNTERPARTS", "DELTA", "SUITE_VERSION", "STEP_ENGINES", "TIERS",
-           "SuiteInstance", "Tier", "cell_seed", "counterpart", "package_instance", "plan",
-           "run_suite"]
+__all__ = ["ALL_INSTANCES", "COUNTERPARTS", "DELTA", "SAMPLED_BATCH", "SUITE_VERSION",
+           "STEP_ENGINES", "TIERS", "SuiteInstance", "Tier", "cell_seed", "counterpart",
+           "package_instance", "plan", "run_suite", "sampled_columns"]

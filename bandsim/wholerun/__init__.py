@@ -6,6 +6,7 @@ engine in its recording specialisation (:mod:`kernels.record`, driven by
 and the composition of what one user's reward enters against the
 algorithm's declared participation.
 """
+from . import cache
 from .checks import WholeRunReport, audit
 
-__all__ = ["WholeRunReport", "audit"]
+__all__ = ["WholeRunReport", "audit", "cache"]

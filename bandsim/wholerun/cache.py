@@ -20,8 +20,10 @@ import json
 import math
 from pathlib import Path
 
+from .. import kernels
 from .._version import __version__
 from ..atomic import write_text
+from ..errors import ConfigError
 from ..privacy.auditcache import cache_dir as _audit_dir
 from ..registry import get_algorithm, is_builtin, origin
 from .checks import MEANS, audit, audit_params
@@ -63,8 +65,6 @@ def code_digest():
     """SHA-256 (hex) of every ``.py`` file of the installed ``bandsim`` package and its
     ``kernels`` (memoized per process; ~2 ms)."""
     if not _CODE:
-        from .. import kernels
-
         h = hashlib.sha256()
         roots = {Path(__file__).resolve().parents[1], Path(kernels.__file__).resolve().parent}
         for root in sorted(roots):
@@ -132,8 +132,6 @@ def result_verdict(algo, params, horizon):
     T' = min(T, :data:`RESULT_HORIZON`), seed 0, plus ``command`` (the line that
     reproduces it with every failure); ``not auditable`` with the reason when the
     audit cannot run at T'."""
-    from ..errors import ConfigError
-
     t = int(min(horizon, RESULT_HORIZON))
     eps = params.get("epsilon")
     cmd = (f"bandsim audit {algo.name} --whole-run"

@@ -32,9 +32,14 @@ For one algorithm (its real engine, in the recording specialisation of
        never above the basic figure, so it is not computed when that passes);
        a batch of the mechanism counts once, as its per-batch guarantee;
 
+   (e) **noise** — the recorded noise of the reference run's Laplace
+       releases, divided by its recorded scale, is Lap(0, 1)
+       (:func:`bandsim.wholerun.noise.laplace_noise`, at 10⁻⁶; from 20
+       releases on): an engine that draws another scale than it records;
+
    and, for a plug-in mechanism (a sampler bandsim has not read),
 
-   (e) **sampler** — the statistical sampled audit of its sampler at the
+   (f) **sampler** — the statistical sampled audit of its sampler at the
        batch sizes the recorded run released (:mod:`bandsim.wholerun.samplers`).
 
 What it certifies: for this run and these neighbours, the whole run — every
@@ -66,6 +71,7 @@ from ..plancache import memo, plan_key
 from ..privacy.participation import cases, releases_of
 from ..runner import MAX_HORIZON
 from .driver import play
+from .noise import laplace_noise
 from .samplers import audit_samplers, untrusted
 
 #: One user's reward in D and in D': 0 ↔ 1 both ways and a fractional change.
@@ -503,6 +509,7 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
                                      "does not route its draws through the recorder")
     a.scales(ref)
     a.ranges(ref)
+    a.failures.extend(laplace_noise(ref))
     mirror = a.play(mode=codes.REPLAY, frozen=ref.values, mirror=True)
     a.same_decisions(ref, mirror, "on the mirrored dataset (every reward x → 1 − x)")
     if "gaussian" in algo.rewards:

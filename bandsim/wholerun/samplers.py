@@ -22,6 +22,7 @@ import numpy as np
 
 from ..kernels import codes
 from ..kernels import record as R
+from ..privacy.sampled import sampled_audit
 from ..registry import get_mechanism, is_builtin
 
 #: Most distinct batch sizes sampled per audit.
@@ -77,7 +78,7 @@ def audit_samplers(algo, params, run, label, seed=0, draws=DRAWS):
     -------
     failures : list of str
         One line per batch size whose sampled audit FAILed (naming its first
-        release and the check ``(e) sampler``).
+        release and the check ``(f) sampler``).
     unaudited : list of str
         One line per batch size it could not sample (why).
     sizes : list of int
@@ -85,8 +86,6 @@ def audit_samplers(algo, params, run, label, seed=0, draws=DRAWS):
     skipped : list of int
         Recorded batch sizes above :data:`MAX_N`, not sampled.
     """
-    from ..privacy.sampled import sampled_audit
-
     spec = get_mechanism(algo.mechanism)
     failures, unaudited = [], []
     sizes = batch_sizes(run)
@@ -96,10 +95,10 @@ def audit_samplers(algo, params, run, label, seed=0, draws=DRAWS):
         rep = sampled_audit(spec.derive(n, params), algo.name, draws=min(draws, WORK // n),
                             seed=seed)
         if rep.code == 1:
-            failures.append(f"(e) sampler: {label(run, i)}, the plug-in mechanism "
+            failures.append(f"(f) sampler: {label(run, i)}, the plug-in mechanism "
                             f"{spec.name}'s sampler at its recorded batch size — {rep.verdict()}")
         elif rep.code == 2:
-            unaudited.append(f"(e) sampler: {label(run, i)} — {rep.verdict()}")
+            unaudited.append(f"(f) sampler: {label(run, i)} — {rep.verdict()}")
     return failures, unaudited, list(sizes), skipped
 
 

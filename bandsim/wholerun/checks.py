@@ -503,10 +503,11 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
     ref = a.play()
     report.releases = len(ref.rel)
     a.capacity = max(len(ref.rel), len(ref.blocks)) + 64
-    if len(ref.blocks) == 0 or len(ref.rel) == 0:  # a plan that takes rec but never uses it
+    if len(ref.blocks) == 0 or len(ref.rel) == 0:  # nothing to check: never a PASS
         return done("not auditable", f"its engine recorded {len(ref.blocks)} reward blocks and "
-                                     f"{len(ref.rel)} releases in a run of T = {horizon}: it "
-                                     "does not route its draws through the recorder")
+                                     f"{len(ref.rel)} releases in a run of T = {horizon}: no "
+                                     "batch completes before T, or the engine does not route "
+                                     "its draws through the recorder")
     a.scales(ref)
     a.ranges(ref)
     a.failures.extend(laplace_noise(ref))

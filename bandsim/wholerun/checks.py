@@ -78,6 +78,9 @@ from .samplers import audit_samplers, untrusted
 CHANGES = ((0.0, 1.0), (1.0, 0.0), (0.0, 0.99))
 #: Default instance: three arms close enough that the run lasts.
 MEANS = (0.75, 0.7, 0.65)
+#: Second instance of the neighbours: gaps wide enough that arms are eliminated and
+#: SVT instances halt within 10⁵ pulls (releases the close instance never makes).
+WIDE_MEANS = (0.9, 0.5, 0.2)
 #: Instance of the clipped-Gaussian reference run: a location at 1 and σ large, so that
 #: an unclipped reward leaves [0, 1] often.
 GAUSSIAN_MEANS, GAUSSIAN_SIGMA = (1.0, 0.95, 0.9), 0.5
@@ -118,6 +121,8 @@ class WholeRunReport:
     unsampled_sizes : list of int
         Its recorded batch sizes too large to sample (above
         :data:`bandsim.wholerun.samplers.MAX_N`).
+    unexercised : list of str
+        Declared releases no neighbour entered: the audit checked nothing of them.
     """
 
     algorithm: str
@@ -133,6 +138,7 @@ class WholeRunReport:
     reason: str = ""
     sampled_sizes: list = field(default_factory=list)
     unsampled_sizes: list = field(default_factory=list)
+    unexercised: list = field(default_factory=list)
 
     def to_dict(self):
         """JSON-ready summary (for ``config["privacy"]`` and ``--json``)."""
@@ -146,6 +152,8 @@ class WholeRunReport:
             out["sampled_batch_sizes"] = self.sampled_sizes
         if self.unsampled_sizes:
             out["unsampled_batch_sizes"] = self.unsampled_sizes
+        if self.unexercised:
+            out["unexercised"] = self.unexercised
         for key in ("epsilon", "claimed"):
             v = float(getattr(self, key))
             if math.isfinite(v):
@@ -180,6 +188,16 @@ def positions(blocks, horizon):
     for j in (int(math.log2(max(horizon, 2))) // 2, int(math.log2(max(horizon, 2))) - 2):
         at = int(np.searchsorted(t0, 2 ** j))  # around a power of two of time
         pick += [at - 1, at]
+    arms, n = blocks[:, R.BLK_ARM], blocks[:, R.BLK_N]
+    before = np.zeros(nb, np.int64)  # the arm's pulls before the block
+    for a in np.unique(arms):
+        m = arms == a
+        before[m] = np.cumsum(n[m]) - n[m]
+    # the arm's count reaching 2^j − 1: the reward opening a doubling epoch (DP-TS's
+    # first reward of epoch r enters all r + 1 nodes of its tree: the worst case)
+    hits = np.flatnonzero((before >= 3) & ((before & (before + 1)) == 0))
+    if hits.size:
+        pick += [int(hits[0]), int(hits[hits.size // 2]), int(hits[-1])]
     return sorted({b for b in pick if 0 <= b < nb})
 
 
@@ -209,6 +227,7 @@ class _Audit:
         self.spec = registry.get_mechanism(algo.mechanism)
         self.failures = []
         self.eps_max = math.nan
+        self.seen = set()  # (law, scale) of every release some neighbour entered
         self.capacity = None  # the reference run's size, once known (no re-run to grow)
         self._calib = {}
 
@@ -222,6 +241,24 @@ class _Audit:
         means = kw.pop("means", self.means)
         plan = self.plan if len(means) == len(self.means) else None
         return play(self.algo, self.params, means, self.horizon, plan=plan, **kw)
+
+    def unexercised(self):
+        """The declared releases no neighbour entered (described), e.g. a histogram of an
+        SVT that never halted: nothing was checked of them."""
+        def entered(law, scale):
+            return any(lw == law and (scale is None or _close(sc, scale)) for lw, sc in self.seen)
+
+        out = []
+        for r in self.declared.releases:
+            if r.law == "laplace":
+                hit = entered(codes.LAW_LAPLACE, r.scale)
+            elif r.law == "svt":
+                hit = entered(codes.LAW_SVT_QUERY, r.query_scale)
+            else:
+                hit = entered(codes.LAW_BATCH, None) or entered(codes.LAW_LAPLACE, None)
+            if not hit:
+                out.append(r.describe())
+        return out
 
     # ---------------------------------------------------------------- (a) decisions
     def same_decisions(self, rec, rep, what):
@@ -330,6 +367,7 @@ class _Audit:
         if idx.size == 0:
             return
         for i, lw in zip(idx, rec.rel[idx, R.REL_LAW]):
+            self.seen.add((int(lw), float(rec.val[i, R.VAL_SCALE])))
             tag = int(rec.rel[i, R.REL_TAG])
             bound = tag if lw == codes.LAW_BATCH and tag > 0 else 1.0
             if abs(delta[i]) > bound * (1 + RTOL):
@@ -447,6 +485,22 @@ def recordable(algo, params, horizon, plan=None):
     return f"its {algo.engine} engine has no recording mode (its plan's run_shard takes no rec)"
 
 
+def _neighbours(a, ref, means, where):
+    """Record and replay the neighbours of ``ref`` (check (a), (b), (d)); how many."""
+    count = 0
+    for b in positions(ref.blocks, a.horizon):
+        for y0, y1 in CHANGES:
+            what = (f"at block {b} (t0 = {int(ref.blocks[b, R.BLK_T0])}){where} from {y0:g} "
+                    f"to {y1:g}")
+            rec = a.play(means=means, block=b, y=y0)
+            rep = a.play(means=means, block=b, y=y1, mode=codes.REPLAY, frozen=rec.values)
+            count += 1
+            a.ranges(rec)
+            if a.same_decisions(rec, rep, what):
+                a.entered(rec, rep, what)
+    return count
+
+
 def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
     """Whole-run record–replay audit of ``algorithm`` (see the module docstring).
 
@@ -517,15 +571,12 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
         g = a.play(means=GAUSSIAN_MEANS, rewards="gaussian", sigma=GAUSSIAN_SIGMA)
         a.ranges(g)
         a.scales(g)
-    for b in positions(ref.blocks, horizon):
-        for y0, y1 in CHANGES:
-            what = f"at block {b} (t0 = {int(ref.blocks[b, R.BLK_T0])}) from {y0:g} to {y1:g}"
-            rec = a.play(block=b, y=y0)
-            rep = a.play(block=b, y=y1, mode=codes.REPLAY, frozen=rec.values)
-            report.neighbours += 1
-            a.ranges(rec)
-            if a.same_decisions(rec, rep, what):
-                a.entered(rec, rep, what)
+    report.neighbours = _neighbours(a, ref, means, "")
+    if tuple(means) != WIDE_MEANS:
+        wide = a.play(means=WIDE_MEANS)
+        a.scales(wide)
+        report.neighbours += _neighbours(a, wide, WIDE_MEANS, " on the wide instance")
+    report.unexercised = a.unexercised()
     unaudited = []
     if untrusted(algo):  # a plug-in's sampler: the statistical audit at its recorded sizes
         bad, unaudited, report.sampled_sizes, report.unsampled_sizes = audit_samplers(

@@ -164,6 +164,11 @@ def _table(reports):
         if r.verdict == "not auditable":
             out.print(f"[yellow]not auditable[/] {plain(r.algorithm)}: {plain(r.reason)}",
                       highlight=False)
+        if r.unexercised:
+            out.print(f"[dim]unexercised[/] {plain(r.algorithm)}: no neighbour entered "
+                      f"{len(r.unexercised)} declared release(s), so nothing was checked of "
+                      f"them: {plain('; '.join(r.unexercised[:3]))}"
+                      + (" …" if len(r.unexercised) > 3 else ""), highlight=False)
     if any(not math.isfinite(r.claimed) for r in reports if r.verdict == "PASS"):
         out.print("claimed ε \"per batch\": each reward enters one batch of the mechanism, "
                   "whose per-batch guarantee the exact audit certifies (`bandsim audit ALGO "

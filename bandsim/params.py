@@ -10,6 +10,9 @@ from typing import Callable
 
 from .errors import ConfigError, check_int, check_range
 
+#: Largest horizon T any simulation or audit accepts.
+MAX_HORIZON = 10**10
+
 #: Marks a parameter without a default (the user must give it).
 REQUIRED = object()
 

@@ -24,16 +24,17 @@ from .kernels.rewards import GAUSSIAN_EXACT_MAX_N
 from .kernels.samplers import SAMPLERS
 from .kernels.shard import make_shard
 from .config import RunConfig
+from .params import MAX_HORIZON
 from .plancache import memo, plan_key
 from .privacy.results import result_privacy
 from .results import Result
+from .wholerun.cache import result_verdict
 
 #: Runs per shard (and per Generator) unless the plan sets ``shard_runs``
 #: (per-step engines use smaller shards, so progress is reported every few
 #: runs). Part of the configuration: results depend on it, never on the
 #: number of threads.
 SHARD_RUNS = 64
-MAX_HORIZON = 10**10
 #: Recorded in the configuration when a binary-reward algorithm runs on [0, 1] rewards.
 BINARIZATION_NOTE = (
     "each [0,1] reward x is binarized by its user into one Bernoulli(x) bit (unbiased); "
@@ -318,8 +319,6 @@ instance_file, **params
     config["privacy"] = memo(("privacy",) + key[1:],
                               lambda: result_privacy(algo, resolved, plan, horizon))
     if algo.private:  # the whole-run audit at these parameters (disk-cached by code digest)
-        from .wholerun.cache import result_verdict
-
         config["privacy"] = dict(config["privacy"], whole_run=memo(
             ("whole_run", algo.name, repr(sorted(resolved.items())), horizon),
             lambda: result_verdict(algo, resolved, horizon)))

@@ -43,9 +43,9 @@ MODULE_LAYER = {"bandsim.privacy.pmf": "core", "bandsim.privacy.divergences": "c
 HEAVY = {"scipy", "matplotlib", "dask", "distributed", "sklearn", "pyarrow", "dp_accounting",
          "pandas"}
 #: Function-level imports of bandsim modules that load nothing heavy: a ratchet (141 of
-#: the 156 function-level imports were such before the layers were enforced); the ones
-#: left defer kernel modules in privacy/sampled.py and engines.py. Lower it, never raise it.
-MAX_LIGHT_LAZY = 9
+#: the 156 function-level imports were such before the layers were enforced); none is
+#: left. Lower it, never raise it.
+MAX_LIGHT_LAZY = 0
 
 
 def imports(path):

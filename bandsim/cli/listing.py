@@ -12,6 +12,7 @@ from ..instances import NAMED
 from ..privacy.sampled import sampler_status
 from ..registry import algorithms, is_builtin, mechanisms, origin
 from ..studies.figures import FIGURES
+from ..wholerun.cache import lookup, summary
 from .common import plain, strict_json, wide_console
 
 
@@ -59,8 +60,6 @@ def whole_run_text(name):
     -------
     str
     """
-    from ..wholerun.cache import lookup, summary
-
     v = lookup(name)
     if v is None:
         return f"not run — bandsim audit {name} --whole-run"

@@ -17,6 +17,7 @@ none FAILs), or bad input (one line, before any work).
 import json
 import math
 
+from .. import wholerun
 from ..errors import ConfigError
 from ..registry import algorithms, get_algorithm
 from .common import plain, strict_json, wide_console
@@ -64,8 +65,6 @@ def _settings(args, names):
 
 
 def _with_defaults(algo, prm):
-    from .. import wholerun
-
     return wholerun.checks.audit_params(algo, prm)
 
 
@@ -111,8 +110,6 @@ def whole_run(args):
 
 def _run(rows, args):
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from .. import wholerun
 
     reports = []
     show = len(rows) > 1 and not args.json

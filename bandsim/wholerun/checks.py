@@ -66,10 +66,9 @@ from .. import registry
 from ..errors import ConfigError, check_int
 from ..kernels import codes
 from ..kernels import record as R
-from ..params import REQUIRED
+from ..params import MAX_HORIZON, REQUIRED
 from ..plancache import memo, plan_key
 from ..privacy.participation import cases, releases_of
-from ..runner import MAX_HORIZON
 from .driver import play
 from .noise import laplace_noise
 from .samplers import audit_samplers, untrusted

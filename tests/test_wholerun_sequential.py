@@ -211,10 +211,11 @@ def test_dp_se2_with_its_histogram_noise_halved_fails_the_whole_run_audit(monkey
         return dataclasses.replace(p, hist_scale=p.hist_scale / 2)
 
     monkeypatch.setattr(svt, "_plan_dp_se2", halved)
-    report = audit(name, means=HALTING)
-    assert report.verdict == "FAIL"
-    line = _failure(report, "(c) scales", "laplace")
-    assert line is not None and "computed from scale 4" in line, report.failures
+    for means in (HALTING, None):  # None: the audit's defaults (its wide instance halts)
+        report = audit(name, means=means)
+        assert report.verdict == "FAIL"
+        line = _failure(report, "(c) scales", "laplace")
+        assert line is not None and "computed from scale 4" in line, report.failures
 
 
 @pytest.mark.parametrize("name, horizon, means", [

@@ -22,7 +22,8 @@ Algorithm 3 and Theorem A.1.
 import numpy as np
 
 from ._jit import jit
-from .rewards import binary_batch_sum
+from .codes import LAW_BATCH
+from .record import rbits, release
 
 
 @jit
@@ -125,7 +126,7 @@ def per_user_sum(rng, x, tau):
 
 
 @jit
-def batch_estimate(rng, rcode, rpar, n, tau):
+def batch_estimate(rng, rcode, rpar, n, tau, rec, run, t0, arm):
     """Estimate of the reward sum of one batch of ``n`` users of one arm (float64).
 
     The users' binary (or binarized, :func:`kernels.rewards.binary_batch_sum`)
@@ -142,8 +143,13 @@ def batch_estimate(rng, rcode, rpar, n, tau):
         Users in the batch (≥ 1).
     tau : float64
         τ = 96 log(2/δ)/ε² (ε, δ per batch).
+    rec, run, t0, arm
+        A recorder (``None`` in a simulation) and what it logs
+        (:func:`kernels.protocols.batch_estimate`): the true count of ones is the
+        release's statistic.
     """
-    return batched_sum(rng, binary_batch_sum(rng, rcode, rpar, n), n, tau)
+    k = rbits(rng, rec, run, t0, arm, rcode, rpar, n)
+    return release(rec, run, t0 + n, arm, n, LAW_BATCH, 0, k, tau, batched_sum(rng, k, n, tau))
 
 
 @jit

@@ -35,8 +35,8 @@ from . import binary_summation
 from ._jit import jit
 from .codes import (LAPLACE, LAW_BATCH, LAW_EXACT, LAW_LAPLACE, NONE, PLUGIN, PLUGIN_SUM,
                     RELEASE, SECAGG, SHUFFLE_BINARY)
-from .record import hook_rng, rbits, rencoded, release, rsum
-from .secagg import batched_output, plugin_batched_output
+from .record import hook_rng, rbits, release, rsum
+from .secagg import batched_estimate, plugin_batched_estimate
 
 
 @jit
@@ -76,14 +76,10 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm):
         return release(rec, run, t0 + n, arm, n, LAW_LAPLACE, 0, s, fpar[0],
                        s + rng.laplace(0.0, fpar[0]))
     if mech == SHUFFLE_BINARY:
-        k = rbits(rng, rec, run, t0, arm, rcode, rpar, n)
-        return release(rec, run, t0 + n, arm, n, LAW_BATCH, 0, k, fpar[0],
-                       binary_summation.batched_sum(rng, k, n, fpar[0]))
+        return binary_summation.batch_estimate(rng, rcode, rpar, n, fpar[0], rec, run, t0, arm)
     for code in SECAGG:
         if mech == code:
-            x = rencoded(rng, rec, run, t0, arm, rcode, rpar, n, ipar[0])
-            return release(rec, run, t0 + n, arm, n, LAW_BATCH, ipar[0], x, fpar[0],
-                           batched_output(rng, mech, x, n, fpar, ipar))
+            return batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm)
     raise ValueError("batch_estimate: unknown mechanism code")
 
 
@@ -104,9 +100,8 @@ def plugin_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks, rec, run, t0, 
         For any other code, or a code whose hook is unbound.
     """
     if mech == PLUGIN:
-        x = rencoded(rng, rec, run, t0, arm, rcode, rpar, n, ipar[0])
-        return release(rec, run, t0 + n, arm, n, LAW_BATCH, ipar[0], x, fpar[0],
-                       plugin_batched_output(rng, mech, x, n, fpar, ipar, hooks))
+        return plugin_batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks, rec, run,
+                                       t0, arm)
     if mech == PLUGIN_SUM:
         s = rsum(rng, rec, run, t0, arm, rcode, rpar, n)
         return release(rec, run, t0 + n, arm, n, LAW_BATCH, 0, s, fpar[0],

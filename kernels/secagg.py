@@ -62,9 +62,11 @@ Chowdhury & Zhou (2023), Section 3.2 (Algorithms 2, 3), Section 4 (Theorem 1), S
 import numpy as np
 
 from ._jit import jit
-from .codes import CENTRAL, DIST_CDP, DIST_DP, DIST_DP_SHUFFLE, DIST_RDP, LOCAL, PLUGIN
+from .codes import (CENTRAL, DIST_CDP, DIST_DP, DIST_DP_SHUFFLE, DIST_RDP, LAW_BATCH, LOCAL,
+                    PLUGIN)
+from .record import release, rencoded
 from .rewards import draw as draw_reward
-from .rewards import encode, encoded_sum
+from .rewards import encode
 from .samplers import (discrete_gaussian, discrete_laplace, discrete_laplace_sum,
                        geometric_failures, polya, skellam)
 
@@ -177,7 +179,7 @@ def per_user_output(rng, mech, x, fpar, ipar):
 
 
 @jit
-def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
+def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm):
     """Analyzer's estimate of the sum of n rewards of one arm: batched path (float64).
 
     Parameters
@@ -193,9 +195,14 @@ def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
         Noise parameters (see the module docstring).
     ipar : int64 (3,)
         Precision g, accuracy τ and modulus m = n g + 2τ + 1.
+    rec, run, t0, arm
+        A recorder (``None`` in a simulation and in the sampled audit) and what it
+        logs (:func:`kernels.protocols.batch_estimate`): the encoded sum Σ x̂ is the
+        release's true statistic (encoded units, tag g).
     """
-    return batched_output(rng, mech, encoded_sum(rng, rcode, rpar, n, ipar[0]),
-                          n, fpar, ipar)
+    x = rencoded(rng, rec, run, t0, arm, rcode, rpar, n, ipar[0])
+    return release(rec, run, t0 + n, arm, n, LAW_BATCH, ipar[0], x, fpar[0],
+                   batched_output(rng, mech, x, n, fpar, ipar))
 
 
 @jit
@@ -231,10 +238,11 @@ def plugin_per_user_output(rng, mech, x, fpar, ipar, hooks):
 
 
 @jit
-def plugin_batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks):
+def plugin_batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks, rec, run, t0, arm):
     """:func:`batched_estimate` of a ``PLUGIN`` mechanism (its ``hooks.total_noise``)."""
-    return plugin_batched_output(rng, mech, encoded_sum(rng, rcode, rpar, n, ipar[0]),
-                                 n, fpar, ipar, hooks)
+    x = rencoded(rng, rec, run, t0, arm, rcode, rpar, n, ipar[0])
+    return release(rec, run, t0 + n, arm, n, LAW_BATCH, ipar[0], x, fpar[0],
+                   plugin_batched_output(rng, mech, x, n, fpar, ipar, hooks))
 
 
 @jit
@@ -259,11 +267,12 @@ def draw(rng, mech, rcode, rpar, n, fpar, ipar, size, per_user, hooks):
             if per_user:
                 out[i] = plugin_per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
             else:
-                out[i] = plugin_batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks)
+                out[i] = plugin_batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks,
+                                                  None, 0, 0, 0)
         elif per_user:
             out[i] = per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
         else:
-            out[i] = batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar)
+            out[i] = batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, None, 0, 0, 0)
     return out
 
 

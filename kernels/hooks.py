@@ -219,8 +219,3 @@ def unbound():
     if not _UNBOUND:
         _UNBOUND.append(bind())
     return _UNBOUND[0]
-
-
-def empty_params(n=1):
-    """A float64 (n,) zero row (for hooks that read no parameters)."""
-    return np.zeros(n)

@@ -65,15 +65,6 @@ def style(i):
                 markerfacecolor="white" if i % 2 else PALETTE[i % len(PALETTE)])
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def new_figure(figsize):
     """A constrained-layout Figure on an Agg canvas, without pyplot (faster, no global state).
 
@@ -378,8 +369,7 @@ def layout_rows(n_panels, rows=None):
     return (ncols,) * full + ((rest,) if rest else ())
 
 
-def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None, title_lines=0,
-                width=None):
+def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None, width=None):
     """A constrained-layout figure with ``n_panels`` axes laid out in ``rows`` (no empty panel).
 
     Parameters
@@ -391,8 +381,6 @@ def figure_grid(n_panels, ncols=None, panel_size=(4.0, 3.0), rows=None, title_li
         Inches per panel, labels included (when ``width`` is None).
     rows : sequence of int, optional
         Panels in each row, e.g. ``(3, 2)``; shorter rows are centred.
-    title_lines : int
-        Unused (the layout makes room for the title); kept for callers.
     width : {"column", "page"} or float, optional
         Total figure width in inches (:data:`WIDTHS`); panels keep a 4:3 aspect
         and fonts shrink to a paper's sizes.

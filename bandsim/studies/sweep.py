@@ -58,8 +58,6 @@ from .store import RUN_KEYS, dumps, exact, slot_name
 from .studydir import MAX_JOBS, StudyDir, run_stored
 
 SEED_MODES = ("shared", "independent")
-#: [study] settings that are not simulate() keywords.
-STUDY_KEYS = ("name", "seeds", "replicates")
 MAX_SEED = 2**63 - 1
 
 

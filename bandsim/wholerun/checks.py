@@ -209,9 +209,7 @@ class _Declared:
         self.laplace = [r.scale for r in self.releases if r.law == "laplace"]
         self.svt = [r for r in self.releases if r.law == "svt"]
         self.batch = [r for r in self.releases if r.law == "batch"]
-        eps = [sum(r.epsilon for r in rs) for rs in self.cases.values()]
         self.claimed = params.get("epsilon", math.nan) if not self.batch else math.nan
-        self.declared_eps = max(eps) if eps and not self.batch else math.nan
 
 
 def _close(a, b):

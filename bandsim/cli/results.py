@@ -31,6 +31,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from .. import confidence
 from ..errors import ConfigError
 from ..studies.plotdir import plot_rows
 from ..studies.plots import FORMATS, check_figure_options, check_out_file
@@ -176,7 +177,8 @@ def _table_spec(rows):
     same = {c: rows[0][c] for c in cols if c not in show and rows[0][c] is not None}
     over = ("replicates" if any((r.get("replicates") or 1) > 1 for r in rows) else "runs")
     title = f"final pseudo-regret (mean ± 95% CI over {over})"
-    caption = ", ".join(f"{k}={_fmt(v)}" for k, v in same.items()) or None
+    caption = "\n".join(x for x in (", ".join(f"{k}={_fmt(v)}" for k, v in same.items()),
+                                     confidence.mixed(rows)) if x) or None
     lead = [c for c in ("panel", "label", "job") if c in rows[0]]
     headers = lead + list(fixed) + show + ["regret", "Reg(T)/T", "file"]
     left = [c in lead + ["algorithm", "instance", "file"] for c in headers]

@@ -8,7 +8,7 @@ from the registered declarations (plug-ins included).
 import itertools
 from pathlib import Path
 
-from .. import resources
+from .. import confidence, resources
 from ..atomic import target
 from ..errors import ConfigError
 from ..registry import all_params, get_algorithm
@@ -39,6 +39,7 @@ def add_parser(sub):
                      help="number of regret checkpoints (default 128)")
     run.add_argument("--threads", type=one_int, default=None, help="worker threads")
     add_param_flags(run)
+    add_confidence_flag(run)
     run.add_argument("--out", default=None,
                      help="write Parquet: a file, or a directory when several configs run")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -64,6 +65,19 @@ def add_param_flags(parser, names=None):
                 else str if p.boolean or p.choices else float)
         text = f"{p.help} [{p.unit}; {p.range_text()}]" if p.unit else p.help
         parser.add_argument(p.flag, dest=p.name, type=kind, default=None, help=text)
+
+
+def add_confidence_flag(parser):
+    """``--confidence``: every algorithm's confidence parameter, under one name.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    """
+    parser.add_argument("--confidence", type=float, default=None,
+                        help="the confidence (failure probability) of every algorithm compared, "
+                             "whatever its paper calls it (DP-SE's beta, Chowdhury & Zhou's p); "
+                             "default: each algorithm's own [probability; (0, 1)]")
 
 
 def expand(args):
@@ -105,10 +119,15 @@ def expand(args):
         if not any(a.param(name) for a in algos):
             names = ", ".join(a.name for a in algos)
             raise ConfigError(name, given[name], f"not a parameter of {names}")
+    conf = getattr(args, "confidence", None)
+    if conf is not None and not any(a.confidence for a in algos):
+        raise ConfigError("confidence", conf, "none of " + ", ".join(a.name for a in algos)
+                          + " declares a confidence parameter")
     eps_list = given.pop("epsilon", [None])
     jobs, seen = [], set()
     for algo, inst, k, eps in itertools.product(algos, instances, arms, eps_list):
-        params = {n: v for n, v in given.items() if algo.param(n)}
+        params = confidence.apply(algo, {**{n: v for n, v in given.items() if algo.param(n)},
+                                         confidence.KEY: conf})
         if algo.param("epsilon"):
             params["epsilon"] = eps
         key = (algo.name, inst, k, tuple(sorted(params.items())))

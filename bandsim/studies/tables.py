@@ -12,13 +12,15 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import confidence
 from ..atomic import atomic_open
 from ..errors import ConfigError
 from .store import Outcome, name_key, verify
 from .studydir import StudyDir, listing, stat_matches
 
 #: Columns every row of ``bandsim results`` has, in order.
-BASE_COLUMNS = ("algorithm", "instance", "arms", "rewards", "sigma", "epsilon", "horizon",
+BASE_COLUMNS = ("algorithm", "instance", "arms", "rewards", "sigma", "epsilon", "confidence",
+                "horizon",
                 "runs", "seed", "regret_mean", "regret_ci95", "regret_median",
                 "time_avg_regret_mean", "time_avg_regret_ci95", "version", "file", "key")
 #: The statistics of the final pseudo-regret, named as in ``Result.summary()``,
@@ -115,7 +117,8 @@ def collect(directory, *, allow_missing=False, warn=None, full=False):
         rel = str(f.relative_to(d))
         row = dict(algorithm=s["algorithm"], instance=s["instance"], arms=s["arms"],
                    rewards=config.get("rewards"), sigma=config.get("sigma"),
-                   epsilon=s["epsilon"], horizon=s["horizon"], runs=s["runs"],
+                   epsilon=s["epsilon"], confidence=confidence.of_config(config)[1],
+                   horizon=s["horizon"], runs=s["runs"],
                    seed=config.get("seed"), **{c: s.get(c) for c in STATISTICS},
                    version=rec.get("version"), file=rel, key=k)
         row["params"] = config.get("params", {})
@@ -129,9 +132,9 @@ def collect(directory, *, allow_missing=False, warn=None, full=False):
     for r in rows:
         p = r.pop("params")
         row = {c: r.get(c) for c in extra}
-        row.update({c: r[c] for c in BASE_COLUMNS[:6]})
+        row.update({c: r[c] for c in BASE_COLUMNS[:7]})
         row.update({k: p.get(k) for k in params})
-        row.update({c: r[c] for c in BASE_COLUMNS[6:]})
+        row.update({c: r[c] for c in BASE_COLUMNS[7:]})
         out.append(row)
     return out
 

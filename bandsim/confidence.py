@@ -119,6 +119,26 @@ def mixed(rows):
         set of values (one value, or the same swept values), or only one
         algorithm declares one.
     """
+    each = differing(rows)
+    if each is None:
+        return None
+    return (f"warning: the algorithms compared run at different confidences ({each}); "
+            "a smaller confidence widens the radius and costs regret, so the ranking reflects "
+            "the confidences too: give one with --confidence (a sweep's key confidence)")
+
+
+def differing(rows):
+    """``dp-se beta=1e-06, dist-dp-se p=0.1`` when the rows' algorithms ran at different
+    confidences (see :func:`mixed`), else None.
+
+    Parameters
+    ----------
+    rows : iterable of dict
+
+    Returns
+    -------
+    str or None
+    """
     seen = {}
     for r in rows:
         if r.get("confidence") is not None:
@@ -126,11 +146,8 @@ def mixed(rows):
                 (r.get("confidence_param"), float(r["confidence"])))
     if len({frozenset(v for _, v in s) for s in seen.values()}) < 2:
         return None  # one algorithm, or all at the same confidences (a swept one included)
-    each = ", ".join(f"{a} {n or 'confidence'}={v:.3g}" for a, s in seen.items()
+    return ", ".join(f"{a} {n or 'confidence'}={v:.3g}" for a, s in seen.items()
                      for n, v in sorted(s, key=lambda x: x[1]))
-    return (f"warning: the algorithms compared run at different confidences ({each}); "
-            "a smaller confidence widens the radius and costs regret, so the ranking reflects "
-            "the confidences too: give one with --confidence (a sweep's key confidence)")
 
 
-__all__ = ["KEY", "apply", "mixed", "of_config", "param_of", "text"]
+__all__ = ["KEY", "apply", "differing", "mixed", "of_config", "param_of", "text"]

@@ -96,3 +96,22 @@ def test_results_table_names_the_confidences(tmp_path, capsys):
     assert main(["results", str(tmp_path)]) == 0
     assert "different confidences" in capsys.readouterr().out.replace("\n", " ")
     assert np.isfinite([r["regret_mean"] for r in rows]).all()
+
+
+def test_the_suite_sets_one_confidence_and_its_board_states_it():
+    from bandsim.studies import leaderboard, suite
+
+    p = suite.plan("quick")
+    for job in p.jobs:
+        declares = registry.get_algorithm(job.algorithm).confidence is not None
+        assert job.confidence == (suite.CONFIDENCE if declares else None), job.algorithm
+    job = next(j for j in p.jobs if j.algorithm == "dp-se")
+    res, secs = suite.run_job(suite.Job("dp-se", job.instance, 10**4, 4, 1, 0.5,
+                                        confidence=suite.CONFIDENCE))
+    assert res.config["params"]["beta"] == suite.CONFIDENCE  # not the single-run 1/T
+    row = suite.row_of(job, res, secs)
+    assert (row["confidence"], row["confidence_param"]) == (0.1, "beta")
+    assert leaderboard.confidence_text([row]) == "0.1 (beta)"
+    other = dict(row, algorithm="cdp-se", confidence=1e-4, confidence_param="p")
+    lines = leaderboard.confidence_lines({"confidence": 0.1}, [row, other])
+    assert lines[0].startswith("confidence 0.1") and "different confidences" in lines[1]

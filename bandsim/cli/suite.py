@@ -59,7 +59,7 @@ def cmd_suite(args, console):
     show_cells = args.cells if args.cells is not None else len(rows) <= 200
     term = wide_console()
     term.print(f"[bold]{lb.title_of(meta)}[/]")
-    for line in lb.header_lines(meta):
+    for line in lb.header_lines(meta, rows):
         term.print(plain(line), highlight=False)
     for table in lb.rich_tables(lb.sections(rows, board, meta, cells=show_cells)):
         term.print(table)

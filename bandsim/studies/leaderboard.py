@@ -29,6 +29,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import confidence
 from ..errors import ConfigError
 from ..privacy.sampled import sampler_status
 
@@ -139,7 +140,7 @@ def board_rows(rows):
             sampled=_sampled(name, [r.get("sampled_verdict", "") for r in rs]),
             whole_run=whole,
             runs_min=min(r["runs"] for r in rs), runs_max=max(r["runs"] for r in rs),
-            seconds=sum(r["seconds"] for r in rs)))
+            confidence=confidence_text(rs), seconds=sum(r["seconds"] for r in rs)))
     order = trust_order(out)
     out.sort(key=lambda b: (b["failed"], order.index(b["trust"]),
                             b["mean_rank"] if not b["failed"] else 0.0, b["algorithm"]))
@@ -147,6 +148,18 @@ def board_rows(rows):
         b["position"] = (0 if b["failed"] else
                          1 + sum(o["trust"] == b["trust"] and not o["failed"] for o in out[:i]))
     return out
+
+
+def _conf(row):
+    x = row.get("confidence")
+    return None if x is None or x != x else float(x)
+
+
+def confidence_text(rows):
+    """The confidences rows ran at, e.g. ``0.1 (beta)``; ``—`` where none is declared."""
+    vals = sorted({(r.get("confidence_param") or "", r.get("confidence")) for r in rows
+                   if _conf(r) is not None}, key=lambda x: x[1])
+    return ", ".join(confidence.text(n or None, v) for n, v in vals) or "—"
 
 
 def _sampled(name, verdicts=()):
@@ -257,7 +270,8 @@ class Section:
 
 def board_section(trust, board):
     s = Section(f"{trust}" if trust != NONE_TRUST else "none (non-private references)",
-                ["#", "algorithm", "mean rank", "cells", "wins", "regret ÷ counterpart",
+                ["#", "algorithm", "mean rank", "cells", "wins", "confidence",
+                 "regret ÷ counterpart",
                  "per-batch privacy verdicts", "sampled audit", "whole-run audit", "runs",
                  "wall time"])
     for b in board:
@@ -270,7 +284,8 @@ def board_section(trust, board):
         runs = (f"{b['runs_min']:,}" if b["runs_min"] == b["runs_max"]
                 else f"{b['runs_min']:,}–{b['runs_max']:,}")
         s.rows.append([str(b["position"]), name_text(b), f"{b['mean_rank']:.2f}",
-                       str(b["cells"]), str(b["wins"]), ratio, board_verdict_text(b),
+                       str(b["cells"]), str(b["wins"]), b.get("confidence", "—"), ratio,
+                       board_verdict_text(b),
                        b.get("sampled", "unknown"), whole_run_text(b), runs,
                        _secs(b["seconds"])])
     return s
@@ -292,7 +307,7 @@ def failed_section(board):
 
 
 def cell_section(trust, rows):
-    s = Section(f"{trust}: every cell", ["cell", "rank", "algorithm", "runs",
+    s = Section(f"{trust}: every cell", ["cell", "rank", "algorithm", "confidence", "runs",
                                           "regret (mean ± 95 % CI)", "privacy cost",
                                           "verdict (exact vs claimed)", "s"], level=4)
     mine = [r for r in rows if r["trust"] == trust]
@@ -301,7 +316,8 @@ def cell_section(trust, rows):
     for r in mine:
         rank = ("FAIL: not ranked" if r.get("failed_audit") else "ref" if r["rank"] != r["rank"]
                 else f"{r['rank']:g}/{r['cell_size']}")
-        s.rows.append([r["cell"], rank, name_text(r), f"{r['runs']:,}", regret_text(r),
+        s.rows.append([r["cell"], rank, name_text(r), confidence_text([r]), f"{r['runs']:,}",
+                       regret_text(r),
                        cost_text(r), verdict_text(r), f"{r['seconds']:.2f}"])
     return s
 
@@ -320,7 +336,7 @@ def skipped_section(meta):
     return sec
 
 
-def header_lines(meta):
+def header_lines(meta, rows=()):
     v = meta.get("versions", {})
     std = "standard" if meta.get("standard") else "NON-STANDARD (restricted or overridden)"
     eps = ", ".join(f"{e:g}" for e in meta["epsilons"])
@@ -333,7 +349,22 @@ def header_lines(meta):
         f"where taken); T ∈ {{{hor}}}; {meta['runs']:,} runs (O(T) engines ≤ "
         f"{meta['step_runs']:,}; costly runs cut to ≈ {meta['budget']:g} s per configuration); "
         f"wall time {_secs(meta['seconds'])} on {meta['threads']} thread(s)",
+        *confidence_lines(meta, rows),
     ]
+
+
+def confidence_lines(meta, rows=()):
+    """The board's confidence line, and a warning per trust model whose ranking mixes them."""
+    c = meta.get("confidence")
+    out = [f"confidence {c:g} for every algorithm that declares one (DP-SE's β, Chowdhury & "
+           "Zhou's p; 'confidence' column)" if c is not None else
+           "confidence: each algorithm at its own default (suite version before 2026.12)"]
+    for trust in trust_order(rows):
+        w = confidence.mixed([dict(r, confidence=_conf(r))
+                              for r in rows if r["trust"] == trust])
+        if w:
+            out.append(f"{trust}: {w}")
+    return out
 
 
 LEGEND = (
@@ -472,7 +503,7 @@ def write(out, rows, board, meta):
         raise ConfigError("out", str(out), "must be a directory (it is a file)")
     out.mkdir(parents=True, exist_ok=True)
     secs = sections(rows, board, meta)
-    title, lines = title_of(meta), header_lines(meta)
+    title, lines = title_of(meta), header_lines(meta, rows)
     paths = {k: out / n for k, n in (("md", "leaderboard.md"), ("html", "leaderboard.html"),
                                      ("rows", "rows.parquet"), ("board", "board.parquet"),
                                      ("json", "suite.json"))}

@@ -281,7 +281,8 @@ def print_rows(rows, as_json):
 
 
 #: Keys of a summary row that summary_table always shows.
-SUMMARY_COLUMNS = ("algorithm", "instance", "arms", "epsilon", "runs", "horizon", "regret_mean",
+SUMMARY_COLUMNS = ("algorithm", "instance", "arms", "epsilon", "confidence", "confidence_param",
+                   "runs", "horizon", "regret_mean",
                    "regret_ci95", "regret_median", "time_avg_regret_mean",
                    "time_avg_regret_ci95", "seed")
 

@@ -32,6 +32,7 @@ import sys
 from pathlib import Path
 
 from .. import confidence
+from ..atomic import probe
 from ..errors import ConfigError
 from ..studies.plotdir import plot_rows
 from ..studies.plots import FORMATS, check_figure_options, check_out_file
@@ -253,6 +254,7 @@ def _fmt(v, spec="g"):
 @command
 def cmd_results(args, console):
     if args.consolidate:
+        probe(args.dir, "dir")  # a full or read-only disk is refused before the files are read
         path, n = consolidate(args.dir, allow_missing=args.allow_missing,
                               warn=lambda m: console.print(f"[yellow]warning:[/] {plain(m)}",
                                                            highlight=False))

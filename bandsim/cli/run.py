@@ -9,7 +9,7 @@ import itertools
 from pathlib import Path
 
 from .. import confidence, resources
-from ..atomic import target
+from ..atomic import probe, target
 from ..errors import ConfigError
 from ..registry import all_params, get_algorithm
 from ..studies.jobs import job_instance, run_jobs
@@ -172,6 +172,7 @@ def check_out(args, n_jobs):
     if out.parent.is_dir():
         check_out_file(out)  # writable directory; not a directory or device
     if not out.parent.is_dir():
+        probe(out.parent, "out", args.out)  # a regular file on the way: "… is not a directory"
         raise ConfigError("out", args.out, f"its directory {out.parent} does not exist "
                                            "(create it, or end --out with / for a directory)")
 

@@ -24,12 +24,11 @@ Files written by :func:`write` into the output directory: ``leaderboard.md``,
 import html
 import json
 import math
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import confidence
+from ..atomic import write_parquet, write_text
 from ..errors import ConfigError
 from ..privacy.sampled import sampler_status
 
@@ -465,31 +464,16 @@ def to_html(secs, title, lines):
 
 # ---------------------------------------------------------------- files
 
-def _atomic(path, write):
-    """Write ``path`` through a temporary file in the same folder, then rename."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _write_text(path, text):
-    _atomic(path, lambda p: Path(p).write_text(text, encoding="utf-8"))
+    write_text(path, text)  # atomic: a reader never sees half a board
 
 
 def _write_parquet(path, dict_rows, meta):
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     table = pa.Table.from_pylist(dict_rows) if dict_rows else pa.table({})
-    table = table.replace_schema_metadata({b"bandsim.suite": json.dumps(meta).encode()})
-    _atomic(path, lambda p: pq.write_table(table, p))
+    meta = {b"bandsim.suite": json.dumps(meta).encode()}
+    write_parquet(path, table.replace_schema_metadata(meta))
 
 
 def title_of(meta):

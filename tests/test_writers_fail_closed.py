@@ -147,3 +147,69 @@ def test_results_printers_fail_closed_on_a_full_stdout(study):
     ok = subprocess.run([sys.executable, "-m", "bandsim.cli", "results", str(study / "out"),
                          "--json"], capture_output=True, text=True, timeout=300)
     assert ok.returncode == 0 and len(json.loads(ok.stdout)) == 2  # a negative control
+
+
+# ----------------------------------------------------------------- cost guards
+
+def test_the_whole_run_audit_refuses_a_recording_beyond_the_memory_budget(monkeypatch,
+                                                                        capsys):
+    """It ran out of memory after 33 s (5.2 GiB) at T = 10⁸; now one line, before recording."""
+    import bandsim.wholerun as wholerun
+    from bandsim import resources
+
+    monkeypatch.setattr(wholerun.checks, "_Audit", _no_work("the recording"))
+    assert main(["audit", "dp-ucb", "--whole-run", "--horizon", "1e8"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: horizon=100000000") and "memory budget" in err
+    monkeypatch.setenv(resources.ENV, "200M")
+    with pytest.raises(bandsim_config_error(), match="memory budget 200 MiB"):
+        wholerun.audit("dp-ucb", horizon=10**6)
+    resources.check_recording("episodes", 10**9)  # O(batches): never refused
+    resources.check_recording("horizon", 100_000)  # 98 MiB: fits (negative control)
+
+
+def bandsim_config_error():
+    from bandsim import ConfigError
+
+    return ConfigError
+
+
+def test_the_recorders_bytes_per_pull_bound_what_the_audit_allocates():
+    """The guard's constant is the measured peak (0.9 KB per pull), not a guess: tracemalloc
+    sees numpy's allocations."""
+    import tracemalloc
+
+    from bandsim import resources, wholerun
+
+    wholerun.audit("dp-ucb", horizon=1000)  # compiled and cached outside the measurement
+    tracemalloc.start()
+    try:
+        assert wholerun.audit("dp-ucb", horizon=50_000).verdict == "PASS"
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert resources.RECORD_BYTES_PER_PULL / 2 < peak / 50_000 <= resources.RECORD_BYTES_PER_PULL
+
+
+def test_runs_beyond_a_day_by_the_cost_model_need_yes(tmp_path, monkeypatch, capsys):
+    """ucb1/dp-ucb runs of 10¹³ steps were accepted silently."""
+    from bandsim.cli.run import check_cost
+
+    monkeypatch.setattr("bandsim.cli.run.run_jobs", _no_work("the simulation"))
+    for algo in ("ucb1", "dp-ucb --epsilon 1"):
+        argv = ["run", *algo.split(), "--instance", "C2", "--arms", "5", "--horizon", "1e10",
+                "--runs", "1000"]
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: runs=1000") and "days" in err and "--yes" in err, err
+    study = tmp_path / "long.toml"
+    study.write_text('[study]\nname = "l"\nhorizon = 1e10\nruns = 100\ninstance = "C2"\n'
+                     'arms = 5\n[grid]\nalgorithm = ["ucb1", "dp-se"]\nepsilon = [1]\n')
+    assert main(["sweep", str(study), "--out", str(tmp_path / "o")]) == 2
+    assert "more than a day" in capsys.readouterr().err and not (tmp_path / "o").exists()
+    job = dict(algorithm="ucb1", arms=5, horizon=10**10, runs=1000)
+    check_cost([job], yes=True)  # --yes: accepted
+    check_cost([dict(job, runs=1)])  # ≈ 17 min: accepted (negative control)
+    check_cost([dict(job, algorithm="dp-se", epsilon=1.0)])  # O(batches): cheap
+    with pytest.raises(bandsim_config_error(), match="horizon"):
+        check_cost([dict(job, runs=1, horizon=10**10, arms=500)])  # one run, K = 500

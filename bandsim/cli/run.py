@@ -11,10 +11,12 @@ from pathlib import Path
 from .. import confidence, resources
 from ..atomic import probe, target
 from ..errors import ConfigError
+from ..datasets import load_instance
 from ..registry import all_params, get_algorithm
 from ..studies.jobs import job_instance, run_jobs
 from ..studies.plots import check_out_dir, check_out_file
 from ..studies.store import Interrupted, exact
+from ..studies.suite import run_cost
 from .common import command, floats, ints, one_int, print_rows, registers, wide_console
 
 
@@ -43,6 +45,8 @@ def add_parser(sub):
     run.add_argument("--out", default=None,
                      help="write Parquet: a file, or a directory when several configs run")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    run.add_argument("--yes", action="store_true",
+                     help="run even if the cost model estimates more than a day of work")
     run.add_argument("--memory", default=None,
                      help="memory budget, e.g. 8G (default: a third of the available memory; "
                           "env BANDSIM_MEMORY)")
@@ -140,6 +144,44 @@ def expand(args):
                          horizon=args.horizon, runs=args.runs, seed=args.seed,
                          checkpoints=args.checkpoints, threads=args.threads, **params))
     return jobs
+
+
+def check_cost(jobs, yes=False):
+    """Refuse, before any work, jobs the suite's cost model puts beyond a day (unless ``yes``).
+
+    The model is :func:`bandsim.studies.suite.run_cost` (seconds per run,
+    measured on one core: ``RUN_COST``, docs/suite.md), times the runs of
+    each job; algorithms it calls cheap (O(batches) per run) count as free.
+
+    Parameters
+    ----------
+    jobs : list of dict
+        From :func:`expand`.
+    yes : bool
+        ``--yes``: the user accepts a long run.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``runs`` (or ``horizon`` for a single run), the estimate and
+        how to shorten it.
+    """
+    total, worst = 0.0, None
+    for job in jobs:
+        k = job.get("arms") or (len(job["means"]) if job.get("means") else None)
+        if k is None and job.get("instance_file"):
+            k = load_instance(job["instance_file"]).arms
+        per_run = run_cost(job["algorithm"], k or 2, float(job["horizon"]))  # K missing: refused later
+        total += per_run * float(job["runs"])
+        if worst is None or per_run > worst[0]:
+            worst = (per_run, job)
+    if worst is None or not worst[0]:
+        return
+    per_run, job = worst
+    field, value = ("runs", job["runs"]) if job["runs"] > 1 else ("horizon", job["horizon"])
+    what = (f"{len(jobs)} configuration(s), e.g. {job['runs']:,} run(s) of {job['algorithm']} "
+            f"at T = {float(job['horizon']):.3g} (≈ {resources.duration(per_run)} per run),")
+    resources.check_time(total, field, value, what, "lower --runs or --horizon", yes)
 
 
 def _is_dir_target(out, n_jobs):
@@ -264,6 +306,7 @@ def _run(args, console):
         args.seed = secrets.randbits(63)
     jobs = expand(args)
     check_out(args, len(jobs))
+    check_cost(jobs, args.yes)
     rows = [None] * len(jobs)
     clock = CompileClock()
     try:

@@ -4,9 +4,13 @@ from pathlib import Path
 from ..errors import ConfigError, check_int
 from ..runner import MAX_HORIZON
 from ..studies.reproduce import reproduce
-from ..studies.sweep import sweep_file
+from ..studies.sweep import read_study, run_study
 from .common import SUMMARY_COLUMNS, command, one_int, plain, summary_table, wide_console
 from .results import formats
+from .run import check_cost
+
+#: Runs of a job that does not set them (:func:`bandsim.simulate`'s default).
+RUNS = 1000
 
 
 #: Larger studies print one line, not a table (``bandsim results DIR`` shows it).
@@ -38,6 +42,8 @@ def add_parsers(sub):
     sw.add_argument("--verify", action="store_true",
                     help="read and verify every stored result (default: files unchanged since "
                          "they were verified are answered by the directory's index)")
+    sw.add_argument("--yes", action="store_true",
+                    help="run even if the cost model estimates more than a day of work")
     _backend_args(sw)
 
 
@@ -104,9 +110,11 @@ def cmd_sweep(args, console):
     """``bandsim sweep STUDY.toml --out DIR``: run (or resume) a grid of simulations."""
     check_backend(args)
 
-    rows = sweep_file(args.study, args.out, console=console, backend=args.backend,
-                      scheduler=args.scheduler, overwrite=args.overwrite, verbose=args.verbose,
-                      verify=args.verify)
+    parsed = read_study(args.study)
+    check_cost([dict(j, runs=j.get("runs", RUNS)) for j in parsed[1]], args.yes)
+    rows = run_study(parsed, args.out, console=console, backend=args.backend,
+                     scheduler=args.scheduler, overwrite=args.overwrite, verbose=args.verbose,
+                     verify=args.verify)
     swept = [k for k in rows[0] if k not in ("job", "file", "key", "resumed", "seconds")
              and k not in SUMMARY_COLUMNS]  # every swept setting, as a column
     resumed = sum(bool(r["resumed"]) for r in rows)

@@ -35,7 +35,7 @@ def param_of(algorithm):
     return None if p is None else p.name
 
 
-def apply(algorithm, params):
+def apply(algorithm, params, strict=False):
     """``params`` with the ``confidence`` key renamed to the algorithm's own parameter.
 
     Parameters
@@ -44,7 +44,10 @@ def apply(algorithm, params):
     params : dict
         Keyword parameters; ``confidence`` (if present and not None) is moved
         to the algorithm's confidence parameter (e.g. ``beta``), and dropped for
-        an algorithm that declares none.
+        an algorithm that declares none (a comparison's other algorithms).
+    strict : bool
+        Refuse ``confidence`` for an algorithm that declares none (one
+        algorithm asked for by name).
 
     Returns
     -------
@@ -53,12 +56,15 @@ def apply(algorithm, params):
     Raises
     ------
     ConfigError
-        Both ``confidence`` and the algorithm's own name for it are given, or
-        the value is outside the parameter's range.
+        Both ``confidence`` and the algorithm's own name for it are given, the
+        value is outside the parameter's range, or (``strict``) the algorithm
+        declares none.
     """
     params = dict(params)
     value = params.pop(KEY, None)
     algo = registry.get_algorithm(algorithm)
+    if value is not None and algo.confidence is None and strict:
+        raise ConfigError(KEY, value, f"{algo.name} declares no confidence parameter")
     if value is None or algo.confidence is None:
         return params
     name = algo.confidence.name

@@ -115,3 +115,15 @@ def test_the_suite_sets_one_confidence_and_its_board_states_it():
     other = dict(row, algorithm="cdp-se", confidence=1e-4, confidence_param="p")
     lines = leaderboard.confidence_lines({"confidence": 0.1}, [row, other])
     assert lines[0].startswith("confidence 0.1") and "different confidences" in lines[1]
+
+
+def test_simulate_takes_the_one_name_too():
+    kw = dict(instance="C2", arms=5, epsilon=0.5, horizon=10**4, runs=4, seed=2)
+    a = bandsim.simulate("dp-se", confidence=0.05, **kw)
+    b = bandsim.simulate("dp-se", beta=0.05, **kw)
+    assert a.config["params"]["beta"] == 0.05
+    assert np.array_equal(a.pseudo_regret, b.pseudo_regret)
+    with pytest.raises(ConfigError, match="confidence"):
+        bandsim.simulate("dp-se", confidence=0.05, beta=0.1, **kw)
+    with pytest.raises(ConfigError, match="declares no confidence"):
+        bandsim.simulate("ucb1", confidence=0.05, instance="C2", arms=5, horizon=100, runs=2)

@@ -71,13 +71,16 @@ def failure_text(err, where=None):
     err : OSError
     where : str, optional
         What was written when the error names no file (e.g. ``standard output``).
+        Without it, an error that :func:`atomic_open` did not raise (reading,
+        say) is "cannot access".
 
     Returns
     -------
     str
     """
     path = err.filename if err.filename is not None else where
-    return f"cannot write {path or 'a file'}: {cause(err)}"
+    verb = "write" if where is not None or getattr(err, "writing", False) else "access"
+    return f"cannot {verb} {path or 'a file'}: {cause(err)}"
 
 
 def probe(path, field="out", value=None):
@@ -217,8 +220,10 @@ def _named(err, path):
     if err.errno is None:  # e.g. pyarrow's own I/O errors
         named = OSError(str(err))
         named.filename = str(path)
-        return named
-    return OSError(err.errno, err.strerror or os.strerror(err.errno), str(path))
+    else:
+        named = OSError(err.errno, err.strerror or os.strerror(err.errno), str(path))
+    named.writing = True  # failure_text says "cannot write"
+    return named
 
 
 def sync(paths):

@@ -118,7 +118,9 @@ def test_a_write_failing_midway_names_the_target_and_leaves_no_partial_file(tmp_
 
 def test_failure_text_names_path_and_cause():
     assert atomic.failure_text(OSError(errno.EROFS, "Read-only file system", "/x/y")) == \
-        "cannot write /x/y: read-only file system (EROFS)"
+        "cannot access /x/y: read-only file system (EROFS)"  # not known to be a write
+    e = atomic._named(OSError(errno.EROFS, "Read-only file system", "/x/.y.1.tmp"), "/x/y")
+    assert atomic.failure_text(e) == "cannot write /x/y: read-only file system (EROFS)"
     assert atomic.failure_text(OSError(errno.ENOSPC, "x"), "standard output") == \
         "cannot write standard output: no space left on the device (ENOSPC)"
 

@@ -144,7 +144,8 @@ def main(argv=None):
     except OSError as e:  # a full disk, a read-only file system, a full stdout
         if e.filename == STDOUT:
             _detach_stdout(stdout)
-        console.print(f"[bold red]error:[/] {plain(failure_text(e))}", highlight=False,
+        where = STDOUT if e.filename == STDOUT else None
+        console.print(f"[bold red]error:[/] {plain(failure_text(e, where))}", highlight=False,
                       soft_wrap=True)
         return 2
     finally:

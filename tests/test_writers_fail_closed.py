@@ -209,6 +209,10 @@ def test_runs_beyond_a_day_by_the_cost_model_need_yes(tmp_path, monkeypatch, cap
                      'arms = 5\n[grid]\nalgorithm = ["ucb1", "dp-se"]\nepsilon = [1]\n')
     assert main(["sweep", str(study), "--out", str(tmp_path / "o")]) == 2
     assert "more than a day" in capsys.readouterr().err and not (tmp_path / "o").exists()
+    monkeypatch.setattr("bandsim.cli.studies.reproduce", _no_work("the figure"))
+    assert main(["reproduce", "thesis-6.3", "--runs", "1000", "--horizon", "1e10", "--out",
+                 str(tmp_path / "r")]) == 2
+    assert "more than a day" in capsys.readouterr().err
     job = dict(algorithm="ucb1", arms=5, horizon=10**10, runs=1000)
     check_cost([job], yes=True)  # --yes: accepted
     check_cost([dict(job, runs=1)])  # ≈ 17 min: accepted (negative control)

@@ -3,7 +3,8 @@ from pathlib import Path
 
 from ..errors import ConfigError, check_int
 from ..runner import MAX_HORIZON
-from ..studies.reproduce import reproduce
+from ..studies.figures import FIGURES
+from ..studies.reproduce import figure_jobs, reproduce
 from ..studies.sweep import read_study, run_study
 from .common import SUMMARY_COLUMNS, command, one_int, plain, summary_table, wide_console
 from .results import formats
@@ -31,6 +32,8 @@ def add_parsers(sub):
     rep.add_argument("--runs", type=one_int, default=None, help="override the paper's runs")
     rep.add_argument("--horizon", type=one_int, default=None, help="override the paper's T")
     rep.add_argument("--seed", type=one_int, default=1)
+    rep.add_argument("--yes", action="store_true",
+                     help="run even if the cost model estimates more than a day of work")
     rep.add_argument("--instance-file", default=None, help="instance file for real-data panels")
     rep.add_argument("--threads", type=one_int, default=None)
     _backend_args(rep)
@@ -89,7 +92,10 @@ def cmd_reproduce(args, console):
     if args.horizon is not None:
         args.horizon = check_int("horizon", args.horizon, 2, MAX_HORIZON)
     check_backend(args)
-
+    if args.figure in FIGURES:  # an unknown figure is refused by reproduce, in one line
+        jobs, _ = figure_jobs(FIGURES[args.figure], args.runs, args.horizon, args.seed,
+                              args.instance_file, args.threads)
+        check_cost([j for _, _, j in jobs], args.yes)
     rows, skipped = reproduce(args.figure, args.out, runs=args.runs, horizon=args.horizon,
                               seed=args.seed, instance_file=args.instance_file,
                               threads=args.threads, console=console,

@@ -192,7 +192,10 @@ def test_an_untrusted_sampler_is_sampled_at_its_recorded_batch_sizes(randomized_
     weak = audit("rr-weak-se", {"epsilon": 1.0})
     lines = _fails(weak, "(f) sampler", "batch")
     assert all(f"n = {n}" in " ".join(lines) for n in weak.sampled_sizes)
-    assert not [f for f in weak.failures if not f.startswith("(f)")]  # its law and scale hold
+    # its declared law and scale hold; the draws of its hook do not: the many-run law test
+    # (g) sees it too, in the recorded releases given their counts k
+    assert not [f for f in weak.failures if not f.startswith(("(f)", "(g)", "(h)"))]
+    assert any(f.startswith("(g) law: release class batch") for f in weak.failures)
 
 
 # ------------------------------------------------------------------ command line

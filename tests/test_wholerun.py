@@ -248,8 +248,11 @@ def test_the_verdict_reaches_results_list_and_board(capsys, monkeypatch, tmp_pat
     capsys.readouterr()
     main(["list", "--json"])
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out) if "whole_run" in r}
-    assert rows["dp-se"]["whole_run"] == "PASS ε 0.5 ≤ 0.5"
-    assert rows["cdp-se"]["whole_run"] == "PASS"
+    # the verdict and what its budget could detect (scale deficit, correlation)
+    assert re.fullmatch(r"PASS ε 0\.5 ≤ 0\.5; detects scale −\d+ %, \|ρ\| ≥ 0\.\d+",
+                        rows["dp-se"]["whole_run"]), rows["dp-se"]["whole_run"]
+    assert rows["cdp-se"]["whole_run"].startswith("PASS; detects scale −")
+    assert w["power"]["classes"] >= 1 and "noise scale ≥" in w["detects"]
 
 
 def test_a_whole_run_fail_is_never_ranked():

@@ -69,7 +69,8 @@ from ..params import MAX_HORIZON, REQUIRED
 from ..plancache import memo, plan_key
 from ..privacy.participation import cases, releases_of
 from .driver import play
-from .laws import INCONCLUSIVE, WORK, many_run, power, power_text
+from .laws import INCONCLUSIVE, WORK, power, power_text
+from .many import many_run
 from .noise import laplace_noise
 from .report import WholeRunReport
 from .samplers import audit_samplers, untrusted
@@ -87,6 +88,9 @@ GAUSSIAN_MEANS, GAUSSIAN_SIGMA = (1.0, 0.95, 0.9), 0.5
 #: Third instance of the many-run checks of an SVT algorithm: the first halt eliminates the
 #: worst arm only, so a second SVT instance opens.
 STAGGERED_MEANS = (0.9, 0.85, 0.2)
+#: Last instance of the neighbours, for declared releases still unentered: one arm takes
+#: nearly every pull, so its count reaches the last doubling epochs within T.
+DOMINANT_MEANS = (0.99, 0.01)
 #: Relative tolerance of scale and ε comparisons (float64 arithmetic of the plans).
 RTOL = 1e-9
 LAW_NAMES = {v: k for k, v in codes.LAWS.items()}
@@ -522,13 +526,18 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0, work=W
         a.ranges(g)
         a.scales(g)
     report.neighbours = _neighbours(a, ref, means, "")
+    wide = None
     if tuple(means) != WIDE_MEANS:
         wide = a.play(means=WIDE_MEANS)
         a.scales(wide)
         report.neighbours += _neighbours(a, wide, WIDE_MEANS, " on the wide instance")
-    if a.unexercised():  # enter every doubling epoch (one change each) until all are
-        more = epoch_positions(ref.blocks, positions(ref.blocks, a.horizon))
-        report.neighbours += _neighbours(a, ref, means, "", more)
+    for run, at, where in ((ref, means, ""), (wide, WIDE_MEANS, " on the wide instance"),
+                           (None, DOMINANT_MEANS, " on the two-arm instance")):
+        if a.unexercised():  # every doubling epoch (one change each) until all are entered
+            taken = [] if run is None else positions(run.blocks, a.horizon)
+            run = a.play(means=at, capacity=None) if run is None else run
+            more = epoch_positions(run.blocks, taken)
+            report.neighbours += _neighbours(a, run, at, where, more)
     report.unexercised = a.unexercised()
     instances = [means] + [m for m in (WIDE_MEANS, STAGGERED_MEANS if a.declared.svt else None)
                            if m is not None and tuple(m) != tuple(means)]

@@ -4,8 +4,8 @@ The single-run checks (:mod:`bandsim.wholerun.checks`) replay one run on
 neighbours; its check (e) sees only the Laplace releases of that one run.
 Here the algorithm's real engine, in its recording specialisation, records
 **many** runs (:func:`record_many`: runs × T chosen per algorithm from a
-pilot, so that each release class has at least :data:`TARGET` draws where
-the budget :data:`WORK` allows), on instances chosen so that the structure
+pilot, so that each release class has :data:`TARGET` draws — at least
+:data:`FLOOR` — where the budget :data:`WORK` allows), on instances chosen so that the structure
 is entered (arms eliminated, a second SVT instance opened). Every release
 falls in a **class** — law, tag (tree level, epoch, SVT instance), the
 number n of rewards its statistic covers (its position: the stage, the
@@ -42,6 +42,7 @@ import numpy as np
 
 from ..kernels import codes
 from ..kernels import record as R
+from ..privacy.release import MATCH_TOL, law_of
 from ..privacy.sampled_stats import g_test
 from .driver import play
 from .exact import batch_law
@@ -49,15 +50,19 @@ from .noise import laplace_pvalues
 
 #: Family-wise significance of checks (g) and (h) together.
 ALPHA = 1e-6
-#: Draws per release class the run count aims at.
-TARGET = 1000
+#: Draws per release class the run count aims at (the verdict counts the classes that
+#: reach :data:`FLOOR`).
+TARGET = 5000
+#: Draws per class the audit promises where the budget allows.
+FLOOR = 1000
 #: Most runs recorded per instance, and the pilot's runs.
-MAX_RUNS, PILOT = 4000, 4
+MAX_RUNS, PILOT = 20_000, 4
 #: Budget per instance: recorded releases and blocks (+ T per run for engines whose cost
 #: is per pull rather than per release), over all its runs.
 WORK = 1_500_000
-#: Engines whose run costs about one unit per pull whatever they record.
-PER_PULL = ("per-round", "per-step")
+#: Engines whose run costs units per pull whatever they record (a recorded release or
+#: block costs one unit): engine → units per pull.
+PER_PULL = {"per-round": 0.1, "per-step": 1.0}
 #: Fewest draws a class is tested on (exact tests; fewer: listed as too thin).
 MIN_DRAWS = 5
 #: Scale deficit the best class of a verdict must resolve, or the verdict is inconclusive.
@@ -117,7 +122,7 @@ class Tests:
 
 def _cost(run, horizon, engine, runs):
     per = (len(run.rel) + len(run.blocks)) / runs
-    return per + (horizon if engine in PER_PULL else 0)
+    return per + PER_PULL.get(engine, 0.0) * horizon
 
 
 def _keys(rel, val):
@@ -176,39 +181,6 @@ def record_many(audit, instances, work=WORK):
             offset += k
         per.append((tuple(means), max(n, PILOT)))
     return Sample(np.concatenate(rels), np.concatenate(vals), offset, per)
-
-
-def many_run(audit, instances, work=WORK):
-    """Checks (g) and (h) of the whole-run audit: record many runs, test every class's law
-    and every pair class's independence.
-
-    Parameters
-    ----------
-    audit : bandsim.wholerun.checks._Audit
-    instances : sequence of tuple of float
-        Arm means of the instances recorded.
-    work : float
-        Budget per instance (:data:`WORK`).
-
-    Returns
-    -------
-    tests : Tests
-        Judge with :meth:`Tests.failures`; :func:`power` says what it could detect.
-    missing : list of str
-        Declared structures no recorded run reached (a second SVT instance).
-    runs : int
-        Runs recorded.
-    """
-    from .pairs import THRESHOLDS, independence
-
-    sample = record_many(audit, instances, work)
-    tests, u = law_tests(sample, audit.algo, audit.params, audit.spec, audit.seed)
-    names = independence(tests, sample, u)
-    missing = []
-    if audit.declared.svt and THRESHOLDS not in names:
-        missing.append("a second SVT instance (no recorded run opened one: the threshold's "
-                       "redraw was not checked)")
-    return tests, missing, sample.runs
 
 
 def label(key):
@@ -322,8 +294,6 @@ def _discrete(tests, key, idx, sample, law, u, rng, where):
 
 def _release_hook(tests, key, idx, sample, spec, b, u, rng, where):
     """A data-dependent batch class: the plug-in's ``release_law`` given each count k."""
-    from ..privacy.release import MATCH_TOL, law_of
-
     val = sample.val
     ks = np.rint(val[idx, R.VAL_TRUE]).astype(np.int64)
     y = val[idx, R.VAL_VALUE]
@@ -480,7 +450,7 @@ def power(tests):
                    scale_low=round(min(fs), 4) if fs else None,
                    scale_low_every=round(max(r[2] for r in own if math.isfinite(r[2])), 4)
                    if any(math.isfinite(r[2]) for r in own) else None,
-                   classes_target=sum(1 for n in ns if n >= TARGET))
+                   classes_target=sum(1 for n in ns if n >= FLOOR))
     if tests.pairs:
         out.update(pairs=len(tests.pairs), min_pairs=int(min(p[1] for p in tests.pairs)),
                    correlation=round(max(rho_power(p[1], a) for p in tests.pairs), 4))
@@ -502,11 +472,11 @@ def power_text(pw):
         parts.append(f"|correlation| ≥ {pw['correlation']:.2g} between the releases of "
                      f"every pair class (≥ {pw['min_pairs']:,} pairs each)")
     parts.append(f"each of {pw['classes']} release classes from ≥ {pw['min_draws']:,} draws "
-                 f"({pw['classes_target']} from ≥ {TARGET:,}); detected w.p. 0.99 at family-"
+                 f"({pw['classes_target']} from ≥ {FLOOR:,}); detected w.p. 0.99 at family-"
                  f"wise level {ALPHA:g}")
     return "; ".join(parts)
 
 
-__all__ = ["ALPHA", "INCONCLUSIVE", "MAX_RUNS", "many_run", "PILOT", "Sample", "TARGET", "Tests", "WORK",
-           "label", "law_tests", "power", "power_text", "record_many", "rho_power",
+__all__ = ["ALPHA", "FLOOR", "INCONCLUSIVE", "MAX_RUNS", "PILOT", "Sample", "TARGET", "Tests",
+           "WORK", "label", "law_tests", "power", "power_text", "record_many", "rho_power",
            "runs_for", "scale_power"]

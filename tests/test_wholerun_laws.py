@@ -11,7 +11,7 @@ import numba
 import numpy as np
 import pytest
 
-from bandsim.kernels import elimination, sequential, svt
+from bandsim.kernels import elimination, secagg, sequential, svt
 from bandsim.kernels._jit import rebind
 from bandsim.kernels.codes import LAW_LAPLACE, LAW_SVT_QUERY, LAW_SVT_THRESHOLD
 from bandsim.kernels.record import release
@@ -81,12 +81,23 @@ def _first_stage_weak(rec, run, t, arm, n, law, tag, true, scale, value):
     return release(rec, run, t, arm, n, law, tag, true, scale, value)
 
 
+@numba.njit
+def _window_from_the_true_sum(rng, mech, xhat_sum, n, fpar, ipar):
+    """SecAgg's analyzer decoding ŷ to the representative nearest the true encoded sum
+    Σx̂ instead of the window [−τ, n g + τ] of the declaration (the same draws)."""
+    g, m = ipar[0], ipar[2]
+    yhat = (xhat_sum + secagg.total_noise(rng, mech, n, fpar)) % m
+    v = np.int64(np.rint(secagg.finish(rng, mech, yhat, n, fpar, ipar) * g))
+    h = m // 2
+    return (xhat_sum + (v - xhat_sum + h) % m - h) / g
+
+
 @pytest.fixture
 def mutate(monkeypatch):
     """``mutate(module, name, replacement)``: that engine with ``release`` replaced."""
-    def apply(module, name, replacement):
+    def apply(module, name, replacement, callee="release"):
         monkeypatch.setattr(module, name, rebind(getattr(module, name),
-                                                 {"release": replacement}))
+                                                 {callee: replacement}))
     return apply
 
 
@@ -130,6 +141,15 @@ def test_tree_nodes_sharing_one_draw_fail_h(mutate):
     mutate(sequential, "run_ucb_shard", _shared_node_draw)
     r = audit("dp-ucb", horizon=5_000)
     _fails(r, "(h) independence", "consecutive releases of one arm (laplace)")
+
+
+def test_a_decoding_window_read_from_the_true_sum_fails_g(mutate):
+    """The output is the same but where the window matters: an output the declared window
+    [−τ, n g + τ] cannot hold, impossible under the declared law."""
+    mutate(elimination, "run_shard", _window_from_the_true_sum, "batched_output")
+    r = audit("dist-dp-se")
+    lines = _fails(r, "(g) law", "release class batch (tag ")
+    assert any("impossible under dist-dp" in f and "derived parameters" in f for f in lines)
 
 
 # ------------------------------------------------------------------ verdicts and power

@@ -263,10 +263,11 @@ def _discrete(tests, key, idx, sample, law, u, rng, where):
     c, ok = law.noise(val[idx, R.VAL_TRUE], val[idx, R.VAL_VALUE])
     if not ok.all():
         i = int(idx[np.flatnonzero(~ok)[0]])
+        unit = (f" (= {val[i, R.VAL_VALUE] * law.g:.9g}/g)", " encoded sum") if law.m else ("", "")
         tests.hard.append(f"(g) law: release class {label(key)} — release #{i} ({where}) "
-                          f"outputs {val[i, R.VAL_VALUE]:.9g} given true "
-                          f"{val[i, R.VAL_TRUE]:.9g}, impossible under {law.what} (the "
-                          "kernel's derived parameters are not the declaration's)")
+                          f"outputs {val[i, R.VAL_VALUE]:.9g}{unit[0]} given the true"
+                          f"{unit[1]} {val[i, R.VAL_TRUE]:.9g}, impossible under {law.what} "
+                          "(the kernel's derived parameters are not the declaration's)")
         return
     d = law.circular(c)
     u[idx] = law.pit(d, rng)

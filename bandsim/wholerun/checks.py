@@ -40,7 +40,15 @@ For one algorithm (its real engine, in the recording specialisation of
    and, for a plug-in mechanism (a sampler bandsim has not read),
 
    (f) **sampler** — the statistical sampled audit of its sampler at the
-       batch sizes the recorded run released (:mod:`bandsim.wholerun.samplers`).
+       batch sizes the recorded run released (:mod:`bandsim.wholerun.samplers`);
+
+4. over many recorded runs (:mod:`bandsim.wholerun.many`): (g) **law** — every
+   release class's noise follows its declared law given the true statistic
+   (:mod:`bandsim.wholerun.laws`); (h) **independence** — the noises of the
+   pairs of releases the structure names are independent
+   (:mod:`bandsim.wholerun.pairs`); with the power of both stated in the
+   verdict, which is ``incomplete`` when a declared release or structure was
+   never entered and ``inconclusive`` when the budget could detect nothing.
 
 What it certifies: for this run and these neighbours, the whole run — every
 release of it, not one batch — is what the declaration says, and the

@@ -249,7 +249,8 @@ def test_the_verdict_reaches_results_list_and_board(capsys, monkeypatch, tmp_pat
     main(["list", "--json"])
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out) if "whole_run" in r}
     # the verdict and what its budget could detect (scale deficit, correlation)
-    assert re.fullmatch(r"PASS ε 0\.5 ≤ 0\.5; detects scale −\d+ %, \|ρ\| ≥ 0\.\d+",
+    assert re.fullmatch(r"PASS ε 0\.5 ≤ 0\.5; detects scale −\d+ % \(−\d+ % in every "
+                        r"class\), \|ρ\| ≥ 0\.\d+",
                         rows["dp-se"]["whole_run"]), rows["dp-se"]["whole_run"]
     assert rows["cdp-se"]["whole_run"].startswith("PASS; detects scale −")
     assert w["power"]["classes"] >= 1 and "noise scale ≥" in w["detects"]

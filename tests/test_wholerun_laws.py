@@ -189,3 +189,14 @@ def test_an_svt_algorithm_opens_a_second_instance_and_enters_every_class():
     r = audit("dp-se2")
     assert r.verdict == "PASS" and not r.unexercised, (r.failures, r.unexercised)
     assert r.power["pairs"] >= 4  # across arms, consecutive thresholds and queries, thr–query
+
+
+def test_a_declared_structure_no_run_reached_is_incomplete_never_pass(monkeypatch):
+    """Without the staggered instance no DP-SE 2 run opens a second SVT instance: the
+    redraw of the threshold went unchecked, so the verdict says so."""
+    from bandsim.wholerun import checks
+
+    monkeypatch.setattr(checks, "STAGGERED_MEANS", None)
+    r = audit("dp-se2")
+    assert r.verdict == "incomplete" and not r.failures
+    assert "a second SVT instance" in r.reason and r.unexercised

@@ -44,7 +44,7 @@ from ..kernels import record as R
 from .laws import LAW_NAMES, rho_power
 
 #: Fewest pairs a pair class is tested on.
-MIN_PAIRS = 10
+MIN_PAIRS = 50
 #: Pair kinds named by the failure lines (and :func:`bandsim.wholerun.laws.many_run`).
 CONSECUTIVE = "consecutive releases of one arm"
 THRESHOLDS = "the thresholds of consecutive SVT instances of a run"

@@ -54,12 +54,30 @@ def _no_query_noise(rec, run, t, arm, n, law, tag, true, scale, value):
 
 
 @numba.njit
+def _same_node(rec, start, run, arm, tag, limit):
+    """Index of the last Laplace release before ``start`` of ``arm`` at tree level ``tag``."""
+    i = min(start, rec.rel.shape[0]) - 1
+    stop = max(-1, i - limit)
+    while i > stop:
+        if (rec.rel[i, 0] == run and rec.rel[i, 4] == LAW_LAPLACE and rec.rel[i, 2] == arm
+                and rec.rel[i, 5] == tag):
+            return i
+        i -= 1
+    return -1
+
+
+@numba.njit
 def _shared_node_draw(rec, run, t, arm, n, law, tag, true, scale, value):
-    """(iii) DP-UCB: every node of an arm's tree reuses the noise of the arm's previous node."""
+    """(iii) DP-UCB: sibling nodes of one tree level share one draw — a node reuses the noise
+    of the arm's previous node of its level unless that one already reused its own
+    predecessor's (every release is still Lap(b) on its own)."""
     if rec is not None and law == LAW_LAPLACE:
-        j = _previous(rec, run, -1, arm, law, 64)
+        j = _same_node(rec, rec.counts[1], run, arm, tag, 1 << 17)
         if j >= 0:
-            value = true + (rec.val[j, 2] - rec.val[j, 0])
+            nj = rec.val[j, 2] - rec.val[j, 0]
+            k = _same_node(rec, j, run, arm, tag, 1 << 17)
+            if k < 0 or rec.val[k, 2] - rec.val[k, 0] != nj:
+                value = true + nj
     return release(rec, run, t, arm, n, law, tag, true, scale, value)
 
 
@@ -140,7 +158,8 @@ def test_an_svt_threshold_not_redrawn_fails_h(mutate):
 def test_tree_nodes_sharing_one_draw_fail_h(mutate):
     mutate(sequential, "run_ucb_shard", _shared_node_draw)
     r = audit("dp-ucb", horizon=5_000)
-    _fails(r, "(h) independence", "consecutive releases of one arm (laplace)")
+    _fails(r, "(h) independence", "consecutive releases of one arm and tag (laplace)")
+    assert not [f for f in r.failures if f.startswith(("(c)", "(d)"))]
 
 
 def test_a_decoding_window_read_from_the_true_sum_fails_g(mutate):

@@ -110,6 +110,16 @@ def _window_from_the_true_sum(rng, mech, xhat_sum, n, fpar, ipar):
     return (xhat_sum + (v - xhat_sum + h) % m - h) / g
 
 
+@numba.njit
+def _narrow_total_noise(rng, mech, n, fpar):
+    """dist-dp: the batch of n = 64 draws its Lap_Z(g/ε) total with a scale 25 % too small
+    (q from b' = 0.75 b); every other batch, and every recorded parameter, as declared."""
+    if n == 64:
+        q = -math.expm1(math.log1p(-fpar[0]) / 0.75)
+        return (rng.geometric(q) - 1) - (rng.geometric(q) - 1)
+    return secagg.total_noise(rng, mech, n, fpar)
+
+
 @pytest.fixture
 def mutate(monkeypatch):
     """``mutate(module, name, replacement)``: that engine with ``release`` replaced."""
@@ -169,6 +179,14 @@ def test_a_decoding_window_read_from_the_true_sum_fails_g(mutate):
     r = audit("dist-dp-se")
     lines = _fails(r, "(g) law", "release class batch (tag ")
     assert any("impossible under dist-dp" in f and "derived parameters" in f for f in lines)
+
+
+def test_a_secagg_batch_25_percent_under_noised_fails_g_in_its_class(mutate):
+    mutate(elimination, "run_shard", _narrow_total_noise, "total_noise")
+    r = audit("dist-dp-se")
+    lines = _fails(r, "(g) law", "release class batch (tag 4, n = 64,")
+    assert all("n = 64," in f for f in r.failures), r.failures  # that class only
+    assert any("too little noise" in f for f in lines), lines
 
 
 # ------------------------------------------------------------------ verdicts and power

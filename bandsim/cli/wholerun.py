@@ -11,8 +11,12 @@ reward enters against the claimed ε, seconds — then every failure line.
 The verdict at the audit defaults (no ``--epsilon`` or parameter flag, T =
 10⁵, seed 0) is kept in the on-disk cache ``bandsim list`` reads.
 
-Exit status: 0 every audit PASSes, 1 one FAILs, 2 one is not auditable (and
-none FAILs), or bad input (one line, before any work).
+Below the table, one line per algorithm states what its budget could detect
+(the power of checks (g) and (h)).
+
+Exit status: 0 every audit PASSes, 1 one FAILs, 2 one is not auditable,
+incomplete or inconclusive (and none FAILs), or bad input (one line, before
+any work).
 """
 import json
 import math
@@ -20,6 +24,7 @@ import math
 from .. import resources, wholerun
 from ..errors import ConfigError
 from ..registry import algorithms, get_algorithm
+from ..wholerun.cache import power_cell
 from .common import plain, strict_json, wide_console
 
 #: Flags of the other audit modes that --whole-run refuses (dest, flag).
@@ -28,7 +33,7 @@ REFUSED = (("sampled", "--sampled"), ("returning", "--returning"),
            ("target_delta", "--target-delta"), ("draws", "--draws"), ("exact", "--exact"),
            ("full", "--full"))
 STYLE = {"PASS": "green", "FAIL": "bold red", "not auditable": "yellow",
-         "not private": "dim"}
+         "incomplete": "yellow", "inconclusive": "yellow", "not private": "dim"}
 
 
 def _names(text):
@@ -80,7 +85,8 @@ def whole_run(args):
     Returns
     -------
     int
-        0 every audit PASSes, 1 one FAILs, 2 one is not auditable.
+        0 every audit PASSes, 1 one FAILs, 2 one is not auditable, incomplete or
+        inconclusive.
 
     Raises
     ------
@@ -106,7 +112,7 @@ def whole_run(args):
     else:
         _table(reports)
     verdicts = {r.verdict for r in reports}
-    return 1 if "FAIL" in verdicts else 2 if "not auditable" in verdicts else 0
+    return 1 if "FAIL" in verdicts else 2 if verdicts - {"PASS"} else 0
 
 
 def _run(rows, args):
@@ -144,29 +150,34 @@ def _table(reports):
 
     out = wide_console()
     t = Table(title=f"whole-run record–replay audit (T = {reports[0].horizon:,})")
-    for c in ("algorithm", "ε", "verdict", "neighbours", "releases", "composed ε",
-              "claimed ε", "seconds"):
+    for c in ("algorithm", "ε", "verdict", "neighbours", "runs", "releases", "composed ε",
+              "claimed ε", "detects", "seconds"):
         t.add_column(c, justify="left" if c in ("algorithm", "verdict") else "right")
     for r in reports:
         eps = r.params.get("epsilon")
         t.add_row(plain(r.algorithm), _num(eps) if isinstance(eps, (int, float)) else "",
-                  f"[{STYLE[r.verdict]}]{r.verdict}[/]", f"{r.neighbours:,}",
+                  f"[{STYLE[r.verdict]}]{r.verdict}[/]", f"{r.neighbours:,}", f"{r.runs:,}",
                   f"{r.releases:,}", _num(r.epsilon),
                   _num(r.claimed) if math.isfinite(r.claimed) or r.verdict not in ("PASS", "FAIL")
                   else "per batch",
+                  power_cell(r.power)[len("detects "):] if r.power else "—",
                   f"{r.seconds:.2f}")
     out.print(t)
     for r in reports:
         for line in r.failures:
             out.print(f"[bold red]FAIL[/] {plain(r.algorithm)}: {plain(line)}", highlight=False)
-        if r.verdict == "not auditable":
-            out.print(f"[yellow]not auditable[/] {plain(r.algorithm)}: {plain(r.reason)}",
+        if r.verdict in ("not auditable", "incomplete", "inconclusive"):
+            out.print(f"[yellow]{r.verdict}[/] {plain(r.algorithm)}: {plain(r.reason)}",
                       highlight=False)
         if r.unexercised:
-            out.print(f"[dim]unexercised[/] {plain(r.algorithm)}: no neighbour entered "
-                      f"{len(r.unexercised)} declared release(s), so nothing was checked of "
+            out.print(f"[dim]unexercised[/] {plain(r.algorithm)}: no neighbour or recorded run entered "
+                      f"{len(r.unexercised)} declared release(s) or structure(s), so nothing was checked of "
                       f"them: {plain('; '.join(r.unexercised[:3]))}"
                       + (" …" if len(r.unexercised) > 3 else ""), highlight=False)
+    for r in reports:
+        if r.detects:
+            out.print(f"[dim]power[/] {plain(r.algorithm)} ({r.runs:,} runs): "
+                      f"{plain(r.detects)}", highlight=False)
     if any(not math.isfinite(r.claimed) for r in reports if r.verdict == "PASS"):
         out.print("claimed ε \"per batch\": each reward enters one batch of the mechanism, "
                   "whose per-batch guarantee the exact audit certifies (`bandsim audit ALGO "

@@ -175,7 +175,8 @@ def lookup(algorithm, horizon=RESULT_HORIZON, seed=0):
 
 
 def summary(v):
-    """One short cell: ``PASS``, ``FAIL (2 checks)``, ``not auditable``, with ε vs claim."""
+    """One short cell: ``PASS``, ``FAIL (2 checks)``, ``not auditable``, with ε vs claim and
+    what the verdict's budget could detect (:func:`power_cell`)."""
     if v is None:
         return None
     text = v["verdict"]
@@ -185,7 +186,22 @@ def summary(v):
     if text == "PASS" and isinstance(eps, float) and isinstance(claimed, float) \
             and math.isfinite(eps):
         text += f" ε {eps:.3g} ≤ {claimed:.3g}"
-    return text
+    return text + (f"; {power_cell(v['power'])}" if v.get("power") else "")
 
 
-__all__ = ["RESULT_HORIZON", "cache_dir", "code_digest", "key", "lookup", "remember", "result_verdict", "summary", "verdict"]
+def power_cell(pw):
+    """What a verdict's budget detects, short: ``detects scale −10 % (−22 % in every class),
+    |ρ| ≥ 0.15`` (the scale deficit of the best-sampled class, of the thinnest, and the
+    correlation of the thinnest pair class, each found with probability 0.99)."""
+    parts = []
+    if pw.get("scale_low") is not None:
+        every = pw.get("scale_low_every")
+        parts.append(f"scale −{100 * pw['scale_low']:.0f} %" + (
+            f" (−{100 * every:.0f} % in every class)" if every is not None else ""))
+    if pw.get("correlation") is not None:
+        parts.append(f"|ρ| ≥ {pw['correlation']:.2g}")
+    return "detects " + ", ".join(parts) if parts else "detects nothing"
+
+
+__all__ = ["RESULT_HORIZON", "cache_dir", "code_digest", "key", "lookup", "power_cell", "remember", "result_verdict", "summary",
+           "verdict"]

@@ -40,7 +40,15 @@ For one algorithm (its real engine, in the recording specialisation of
    and, for a plug-in mechanism (a sampler bandsim has not read),
 
    (f) **sampler** — the statistical sampled audit of its sampler at the
-       batch sizes the recorded run released (:mod:`bandsim.wholerun.samplers`).
+       batch sizes the recorded run released (:mod:`bandsim.wholerun.samplers`);
+
+4. over many recorded runs (:mod:`bandsim.wholerun.many`): (g) **law** — every
+   release class's noise follows its declared law given the true statistic
+   (:mod:`bandsim.wholerun.laws`); (h) **independence** — the noises of the
+   pairs of releases the structure names are independent
+   (:mod:`bandsim.wholerun.pairs`); with the power of both stated in the
+   verdict, which is ``incomplete`` when a declared release or structure was
+   never entered and ``inconclusive`` when the budget could detect nothing.
 
 What it certifies: for this run and these neighbours, the whole run — every
 release of it, not one batch — is what the declaration says, and the
@@ -58,7 +66,6 @@ import functools
 import inspect
 import math
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -70,7 +77,10 @@ from ..params import MAX_HORIZON, REQUIRED
 from ..plancache import memo, plan_key
 from ..privacy.participation import cases, releases_of
 from .driver import play
+from .laws import INCONCLUSIVE, WORK, power, power_text
+from .many import many_run
 from .noise import laplace_noise
+from .report import WholeRunReport
 from .samplers import audit_samplers, untrusted
 
 #: One user's reward in D and in D': 0 ↔ 1 both ways and a fractional change.
@@ -83,81 +93,15 @@ WIDE_MEANS = (0.9, 0.5, 0.2)
 #: Instance of the clipped-Gaussian reference run: a location at 1 and σ large, so that
 #: an unclipped reward leaves [0, 1] often.
 GAUSSIAN_MEANS, GAUSSIAN_SIGMA = (1.0, 0.95, 0.9), 0.5
+#: Third instance of the many-run checks of an SVT algorithm: the first halt eliminates the
+#: worst arm only, so a second SVT instance opens.
+STAGGERED_MEANS = (0.9, 0.85, 0.2)
+#: Last instance of the neighbours, for declared releases still unentered: one arm takes
+#: nearly every pull, so its count reaches the last doubling epochs within T.
+DOMINANT_MEANS = (0.99, 0.01)
 #: Relative tolerance of scale and ε comparisons (float64 arithmetic of the plans).
 RTOL = 1e-9
 LAW_NAMES = {v: k for k, v in codes.LAWS.items()}
-
-
-@dataclass
-class WholeRunReport:
-    """Verdict of the whole-run audit of one algorithm at one setting.
-
-    Attributes
-    ----------
-    algorithm : str
-    params : dict
-        Resolved parameters audited.
-    horizon : int
-        T of the audited runs.
-    verdict : str
-        ``PASS``, ``FAIL``, ``not private`` or ``not auditable``.
-    failures : list of str
-        One line per failed check, naming the release and the check.
-    neighbours : int
-        Neighbouring pairs replayed.
-    releases : int
-        Releases of the reference run.
-    epsilon : float
-        Largest composed ε (basic) over the neighbours; nan if none entered.
-    claimed : float
-        The claimed ε (nan for batch-only declarations).
-    seconds : float
-        Wall time of the audit.
-    reason : str
-        Why it is not auditable (or empty).
-    sampled_sizes : list of int
-        Batch sizes at which an untrusted (plug-in) sampler was sampled.
-    unsampled_sizes : list of int
-        Its recorded batch sizes too large to sample (above
-        :data:`bandsim.wholerun.samplers.MAX_N`).
-    unexercised : list of str
-        Declared releases no neighbour entered: the audit checked nothing of them.
-    """
-
-    algorithm: str
-    params: dict
-    horizon: int
-    verdict: str
-    failures: list = field(default_factory=list)
-    neighbours: int = 0
-    releases: int = 0
-    epsilon: float = math.nan
-    claimed: float = math.nan
-    seconds: float = 0.0
-    reason: str = ""
-    sampled_sizes: list = field(default_factory=list)
-    unsampled_sizes: list = field(default_factory=list)
-    unexercised: list = field(default_factory=list)
-
-    def to_dict(self):
-        """JSON-ready summary (for ``config["privacy"]`` and ``--json``)."""
-        out = dict(verdict=self.verdict, horizon=self.horizon, neighbours=self.neighbours,
-                   releases=self.releases, seconds=round(self.seconds, 3))
-        if self.failures:
-            out["failures"] = self.failures[:20]
-        if self.reason:
-            out["reason"] = self.reason
-        if self.sampled_sizes:
-            out["sampled_batch_sizes"] = self.sampled_sizes
-        if self.unsampled_sizes:
-            out["unsampled_batch_sizes"] = self.unsampled_sizes
-        if self.unexercised:
-            out["unexercised"] = self.unexercised
-        for key in ("epsilon", "claimed"):
-            v = float(getattr(self, key))
-            if math.isfinite(v):
-                out[key] = v
-        return out
 
 
 def _label(run, i):
@@ -198,6 +142,19 @@ def positions(blocks, horizon):
     if hits.size:
         pick += [int(hits[0]), int(hits[hits.size // 2]), int(hits[-1])]
     return sorted({b for b in pick if 0 <= b < nb})
+
+
+def epoch_positions(blocks, taken):
+    """One block per doubling epoch not in ``taken``: the first whose arm's count reaches
+    2^j − 1, for every j (every epoch of a doubling structure is entered)."""
+    arms, n = blocks[:, R.BLK_ARM], blocks[:, R.BLK_N]
+    before = np.zeros(len(blocks), np.int64)
+    for a in np.unique(arms):
+        m = arms == a
+        before[m] = np.cumsum(n[m]) - n[m]
+    hits = np.flatnonzero((before >= 3) & ((before & (before + 1)) == 0))
+    _, first = np.unique(before[hits], return_index=True)
+    return sorted(set(int(b) for b in hits[first]) - set(taken))
 
 
 class _Declared:
@@ -482,11 +439,15 @@ def recordable(algo, params, horizon, plan=None):
     return f"its {algo.engine} engine has no recording mode (its plan's run_shard takes no rec)"
 
 
-def _neighbours(a, ref, means, where):
-    """Record and replay the neighbours of ``ref`` (check (a), (b), (d)); how many."""
+def _neighbours(a, ref, means, where, blocks=None):
+    """Record and replay the neighbours of ``ref`` (check (a), (b), (d)); how many.
+    ``blocks``: these positions, with one change each, until every declared release
+    is entered (default: :func:`positions`, every change of :data:`CHANGES`)."""
     count = 0
-    for b in positions(ref.blocks, a.horizon):
-        for y0, y1 in CHANGES:
+    for b in positions(ref.blocks, a.horizon) if blocks is None else blocks:
+        if blocks is not None and not a.unexercised():
+            break  # every declared release entered
+        for y0, y1 in CHANGES if blocks is None else CHANGES[:1]:
             what = (f"at block {b} (t0 = {int(ref.blocks[b, R.BLK_T0])}){where} from {y0:g} "
                     f"to {y1:g}")
             rec = a.play(means=means, block=b, y=y0)
@@ -498,7 +459,7 @@ def _neighbours(a, ref, means, where):
     return count
 
 
-def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
+def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0, work=WORK):
     """Whole-run record–replay audit of ``algorithm`` (see the module docstring).
 
     Parameters
@@ -513,12 +474,16 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
         Arm means in [0, 1] (default :data:`MEANS`).
     seed : int
         Seed of every run (the same stream in a record and its replays), ≥ 0.
+    work : float
+        Budget of the many-run checks (g), (h) per instance
+        (:data:`bandsim.wholerun.laws.WORK`).
 
     Returns
     -------
     WholeRunReport
         ``verdict``: PASS, FAIL (``failures``: one line per failed check,
-        naming the release), ``not auditable`` (``reason``: no recording
+        naming the release), ``incomplete`` or ``inconclusive``
+        (:mod:`bandsim.wholerun.report`; ``reason``), ``not auditable`` (``reason``: no recording
         mode, or an untrusted sampler that cannot be sampled) or ``not
         private``.
 
@@ -570,11 +535,26 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
         a.ranges(g)
         a.scales(g)
     report.neighbours = _neighbours(a, ref, means, "")
+    wide = None
     if tuple(means) != WIDE_MEANS:
         wide = a.play(means=WIDE_MEANS)
         a.scales(wide)
         report.neighbours += _neighbours(a, wide, WIDE_MEANS, " on the wide instance")
+    for run, at, where in ((ref, means, ""), (wide, WIDE_MEANS, " on the wide instance"),
+                           (None, DOMINANT_MEANS, " on the two-arm instance")):
+        if a.unexercised():  # every doubling epoch (one change each) until all are entered
+            taken = [] if run is None else positions(run.blocks, a.horizon)
+            run = a.play(means=at, capacity=None) if run is None else run
+            more = epoch_positions(run.blocks, taken)
+            report.neighbours += _neighbours(a, run, at, where, more)
     report.unexercised = a.unexercised()
+    instances = [means] + [m for m in (WIDE_MEANS, STAGGERED_MEANS if a.declared.svt else None)
+                           if m is not None and tuple(m) != tuple(means)]
+    tests, missing, report.runs = many_run(a, instances, work)
+    a.failures.extend(tests.failures())
+    report.unexercised += missing
+    report.power = power(tests)
+    report.detects = power_text(report.power)
     unaudited = []
     if untrusted(algo):  # a plug-in's sampler: the statistical audit at its recorded sizes
         bad, unaudited, report.sampled_sizes, report.unsampled_sizes = audit_samplers(
@@ -586,4 +566,13 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
         return done("FAIL")
     if unaudited:
         return done("not auditable", "; ".join(unaudited))
+    best = report.power.get("scale_low")
+    if best is None or best > INCONCLUSIVE:
+        return done("inconclusive", f"{report.runs:,} recorded runs could not detect a noise "
+                                    f"scale {100 * INCONCLUSIVE:.0f} % low in any release "
+                                    f"class ({report.detects})")
+    if report.unexercised:
+        return done("incomplete", f"nothing was checked of {len(report.unexercised)} declared "
+                                  f"release(s) or structure(s): "
+                                  + "; ".join(report.unexercised[:3]))
     return done("PASS")

@@ -56,7 +56,7 @@ class Run:
 
 def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, seed=0,
          mode=codes.RECORD, block=-1, y=0.0, frozen=None, mirror=False, checkpoints=64,
-         rng=None, plan=None, capacity=None):
+         rng=None, plan=None, capacity=None, runs=1):
     """One run of ``algorithm``'s engine in its recording specialisation.
 
     Parameters
@@ -93,6 +93,10 @@ def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, s
         (default: built here).
     capacity : int, optional
         Releases and blocks the recorder holds at first (default :data:`CAPACITY`).
+    runs : int
+        Independent runs in the one recorded shard (their releases carry their
+        run index; outputs are the first run's). The many-run law and
+        independence checks (:mod:`bandsim.wholerun.laws`) record many.
 
     Returns
     -------
@@ -108,16 +112,16 @@ def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, s
     resolved = algo.resolve(dict(params), horizon)
     if plan is None:
         plan = algo.plan(resolved, inst.arms, horizon)
-    _, gaps, rcode, rpar = inst.per_run(1)
+    _, gaps, rcode, rpar = inst.per_run(runs)
     cps = np.unique(np.linspace(1, horizon, checkpoints).astype(np.int64))
     capacity = CAPACITY if capacity is None else int(capacity)
     gen = np.random.default_rng(seed) if rng is None else rng
     state = gen.bit_generator.state
     while True:
         gen.bit_generator.state = state
-        regret = np.zeros((1, cps.size))
-        pulls = np.zeros((1, inst.arms), np.int64)
-        elim = np.zeros((1, inst.arms), np.int64)
+        regret = np.zeros((runs, cps.size))
+        pulls = np.zeros((runs, inst.arms), np.int64)
+        elim = np.zeros((runs, inst.arms), np.int64)
         rec = R.recorder(mode, capacity, block=block, y=y, seed=seed, frozen=frozen,
                          mirror=mirror)
         plan.run_shard(gen, make_shard(gaps, rcode, rpar, horizon, cps, regret, pulls, elim),

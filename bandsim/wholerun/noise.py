@@ -58,8 +58,6 @@ def laplace_noise(run, alpha=ALPHA):
     Cebere, Erb, Desfontaines, Bellet & Fitzsimons, "Privacy in Theory, Bugs in
     Practice: Grey-Box Auditing of Differential Privacy Libraries" (PETS 2026).
     """
-    from scipy import stats
-
     law = run.rel[:, R.REL_LAW]
     scale = run.val[:, R.VAL_SCALE]
     mask = (law == codes.LAW_LAPLACE) & (scale > 0)
@@ -67,12 +65,8 @@ def laplace_noise(run, alpha=ALPHA):
         return []
     n = int(mask.sum())
     z = (run.val[mask, R.VAL_VALUE] - run.val[mask, R.VAL_TRUE]) / scale[mask]
-    a = np.abs(z)
-    total = float(np.sum(a))
-    p_scale = min(1.0, 2 * min(stats.gamma.cdf(total, n), stats.gamma.sf(total, n)))
-    fisher = float(-2.0 * np.sum(np.log(-np.expm1(-np.maximum(a, 1e-300)))))
-    p_small = stats.chi2.sf(fisher, 2 * n)
-    ks = stats.kstest(z, stats.laplace.cdf)
+    p_scale, p_small, ks = laplace_pvalues(z)
+    total = float(np.sum(np.abs(z)))
     if min(p_scale, p_small, ks.pvalue) >= alpha / 3:
         return []
     first = int(np.flatnonzero(mask)[0])
@@ -83,4 +77,31 @@ def laplace_noise(run, alpha=ALPHA):
             f"{alpha:g}: the engine draws another scale than it records"]
 
 
-__all__ = ["ALPHA", "MIN_RELEASES", "laplace_noise"]
+def laplace_pvalues(z):
+    """The three exact tests of z ~ Lap(0, 1) iid (module docstring).
+
+    Parameters
+    ----------
+    z : float64 (n,)
+        Noise divided by its scale, n ≥ 1.
+
+    Returns
+    -------
+    p_scale : float
+        Two-sided p-value of Σ|z| against Gamma(n, 1).
+    p_small : float
+        Fisher's χ²(2n) upper tail of −2 Σ log(1 − e^(−|z|)) (too little noise on some).
+    ks : scipy.stats KstestResult
+        Kolmogorov–Smirnov test of z against Lap(0, 1).
+    """
+    from scipy import stats
+
+    n = len(z)
+    a = np.abs(z)
+    total = float(np.sum(a))
+    p_scale = min(1.0, 2 * min(stats.gamma.cdf(total, n), stats.gamma.sf(total, n)))
+    fisher = float(-2.0 * np.sum(np.log(-np.expm1(-np.maximum(a, 1e-300)))))
+    return p_scale, float(stats.chi2.sf(fisher, 2 * n)), stats.kstest(z, stats.laplace.cdf)
+
+
+__all__ = ["ALPHA", "MIN_RELEASES", "laplace_noise", "laplace_pvalues"]

@@ -320,6 +320,17 @@ def skipped_section(meta):
     return sec
 
 
+def partial_line(meta):
+    """"PARTIAL BOARD: k of n jobs …" when fewer configurations gave a row than were
+    planned (failed or skipped while running), else None."""
+    done, total = meta.get("jobs_done"), meta.get("jobs_total")
+    if done is None or total is None or done >= total:
+        return None
+    return (f"PARTIAL BOARD: {done:,} of {total:,} jobs gave a result ({total - done:,} "
+            f"failed or were skipped while running: see the Skipped table); cells and ranks "
+            f"cover only those")
+
+
 def header_lines(meta):
     v = meta.get("versions", {})
     std = "standard" if meta.get("standard") else "NON-STANDARD (restricted or overridden)"
@@ -333,7 +344,7 @@ def header_lines(meta):
         f"where taken); T ∈ {{{hor}}}; {meta['runs']:,} runs (O(T) engines ≤ "
         f"{meta['step_runs']:,}; costly runs cut to ≈ {meta['budget']:g} s per configuration); "
         f"wall time {_secs(meta['seconds'])} on {meta['threads']} thread(s)",
-    ]
+    ] + [line for line in (partial_line(meta),) if line]
 
 
 LEGEND = (

@@ -464,7 +464,9 @@ def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console
         One per configuration (:func:`row_of`).
     meta : dict
         Suite version, tier, the standard set, skipped configurations with
-        their reasons, errors, total wall time.
+        their reasons, errors, total wall time; ``jobs_done`` of
+        ``jobs_total`` planned configurations gave a row (the board says
+        "PARTIAL" when fewer).
 
     Raises
     ------
@@ -511,6 +513,7 @@ def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console
         budget=t.budget, delta=DELTA, threads=threads,
         algorithms=list(algorithms) if algorithms is not None else None,
         skipped=p.skipped, errors=errors, seconds=time.perf_counter() - t0,
+        jobs_done=len(rows), jobs_total=len(p.jobs),
         versions=versions(), counterparts=dict(COUNTERPARTS),
         created=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     )

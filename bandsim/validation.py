@@ -6,9 +6,9 @@ is invalid: must lie in (0, 1)``, raised by :func:`bandsim.register` before
 anything is registered.
 """
 import math
-import sys
 
 from .errors import ConfigError
+from .hookcache import enable_cache
 from .kernels import codes, hooks
 from .params import REQUIRED, Derived, Param
 
@@ -98,29 +98,12 @@ _PLUGIN_CODE_NAMES = {codes.PLUGIN: "PLUGIN", codes.PLUGIN_SUM: "PLUGIN_SUM",
 
 def _compile_kernel(where, key, fn):
     """Compile a plug-in kernel as the first-class hook the engines call (cached on disk
-    where Numba can locate its source)."""
+    under the digest of everything it reaches, :mod:`bandsim.hookcache`)."""
     enable_cache(fn)
     try:
         hooks.as_hook(key, fn)
     except TypeError as e:
         raise ConfigError(where, getattr(fn, "__name__", fn), str(e)) from None
-
-
-def enable_cache(fn):
-    """Cache a plug-in's numba function on disk where Numba can locate its source (best
-    effort; before its first compilation, which is then saved)."""
-    if (not hasattr(fn, "enable_caching") or fn.signatures
-            or type(getattr(fn, "_cache", None)).__name__ != "NullCache"):
-        return  # not a dispatcher, compiled already, or caching already
-    module = sys.modules.get(getattr(fn.py_func, "__module__", None))
-    source = getattr(module, "__file__", None) or ""
-    if (not source.endswith(".py") or source != fn.py_func.__code__.co_filename
-            or fn.py_func.__closure__):
-        return  # not a module-level function of an imported file (exec'd, a closure)
-    try:
-        fn.enable_caching()
-    except Exception:  # no file (exec'd code, a notebook) or no writable location
-        pass
 
 
 def _keys_text(kernel_keys):

@@ -28,6 +28,7 @@ from bandsim.errors import ConfigError
 from bandsim.kernels import codes
 from bandsim.mechanisms.release import ReleaseBatch
 from bandsim.privacy.sampled import ALPHA, g_test
+from tests.conftest import numba_cache_dir
 from bandsim.registry import get_mechanism, unregister
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
@@ -224,5 +225,6 @@ def test_a_plugin_mechanism_is_served_by_the_disk_cached_engine(tmp_path):
         outs.append(regret)
     print(f"first simulate of a plug-in mechanism: {times[0]:.2f} s, then {times[1]:.2f} s")
     assert outs[0] == outs[1]
-    cached = list((tmp_path / "__pycache__").glob("cache_probe_plugin.coin-*.nbi"))
-    assert cached, sorted(p.name for p in (tmp_path / "__pycache__").iterdir())
+    where = numba_cache_dir(tmp_path)  # NUMBA_CACHE_DIR when set, else __pycache__
+    cached = list(where.glob("cache_probe_plugin.coin-*.nbi"))
+    assert cached, sorted(p.name for p in where.iterdir()) if where.is_dir() else where

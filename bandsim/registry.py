@@ -156,7 +156,7 @@ class Mechanism:
         ``secagg`` (the analyzer's view of the protocol, from ``noise_law``),
         ``laplace-sum`` (Lap(fpar[0]) on a sum, drawn by bandsim's own kernel),
         ``shuffle`` (the binary summation's count), ``release`` (a release
-        family's declared ``release_law``) or None.
+        family's declared ``release_logpmf`` or ``release_law``) or None.
         """
         if self.family == "secagg" and self.noise_law is not None:
             return "secagg"
@@ -164,7 +164,8 @@ class Mechanism:
             return "laplace-sum"
         if self.family == "shuffle" and self.kind is Guarantee.APPROX and not self.kernels:
             return "shuffle"
-        if self.family == "release" and getattr(self, "release_law", None) is not None:
+        if self.family == "release" and (getattr(self, "release_law", None) is not None
+                                         or getattr(self, "release_logpmf", None) is not None):
             return "release"
         return None
 

@@ -58,10 +58,16 @@ def _check_mechanism(m, kernel_keys, compile_hooks):
         raise ConfigError(f"{who} kernels", m.kernels,
                           f"code=codes.{code_name or 'RELEASE'} needs the plug-in's kernels "
                           f"(e.g. {_keys_text(kernel_keys)})")
-    if m.family == "release" and getattr(m, "release_law", None) is None:
-        raise ConfigError(f"{who} release_law", None,
-                          "a release mechanism declares its exact output law "
-                          "release_law(n, k, fpar) -> (values, probs)")
+    if m.family == "release":
+        given = [f for f in ("release_logpmf", "release_law") if getattr(m, f, None) is not None]
+        if len(given) != 1:
+            raise ConfigError(f"{who} release_logpmf", given or None,
+                              "a release mechanism declares its exact output law once: "
+                              "release_logpmf(n, k, fpar) -> (values, log-probabilities) "
+                              "or release_law(n, k, fpar) -> (values, probs)")
+        if not callable(getattr(m, given[0])):
+            raise ConfigError(f"{who} {given[0]}", getattr(m, given[0]),
+                              "must be callable (n, k, fpar)")
     if hooked or m.kernels:
         code = codes.PLUGIN_CODES.get(m.family)
         if code is not None and m.code != code:

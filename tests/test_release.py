@@ -39,7 +39,7 @@ RR_NAMES = ("rr", "rr-se", "rr-weak", "rr-weak-se", "rr-blind", "rr-blind-se")
 def rr():
     """Example (e) of docs/plugins.md, as written."""
     block = next(b for b in re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
-                 if "def rr_law" in b)
+                 if "def rr_logpmf" in b)
     ns = {"__name__": "docs_rr_example"}
     exec(compile(block, str(DOC), "exec"), ns)
     yield ns
@@ -156,7 +156,7 @@ def _mech(**kw):
      "does not compile"),
     (dict(code=codes.PLUGIN), "code", "101"),
     (dict(family="release", code=codes.RELEASE, kernels={"release": _sum_noise}),
-     "release_law", "exact output law"),
+     "release_logpmf", "exact output law"),
 ])
 def test_bad_kernel_declarations_are_refused_at_registration(change, field, words):
     with pytest.raises(ConfigError) as e:

@@ -1,4 +1,5 @@
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -16,6 +17,17 @@ ALPHA = 1e-3
 
 #: The SecAgg-family mechanisms of Chowdhury & Zhou (registered names).
 SECAGG_NAMES = ("dist-dp", "dist-rdp", "dist-cdp", "central", "local", "dist-dp-shuffle")
+
+
+def doc_example(marker, module="docs_example"):
+    """Run the ```python block of docs/plugins.md that contains ``marker``, as written;
+    its namespace."""
+    doc = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
+    block = next(b for b in re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)
+                 if marker in b)
+    ns = {"__name__": module}
+    exec(compile(block, str(doc), "exec"), ns)
+    return ns
 
 
 def numba_cache_dir(src_dir):

@@ -2,8 +2,6 @@
 and an ε = inf verdict from underflow is impossible (n = 10⁵)."""
 import dataclasses
 import math
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +13,8 @@ from bandsim.privacy.logconv import log_convolve
 from bandsim.privacy.pmf import _log_conv
 from bandsim.privacy.release import log_law_of, pair_log_ratio
 from bandsim.registry import get_mechanism, unregister
+from tests.conftest import doc_example
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
 NAMES = ("rr", "rr-se", "rr-weak", "rr-weak-se", "rr-probs", "rr-probs-se", "rr-leaky",
          "rr-leaky-se")
 
@@ -32,10 +30,7 @@ def rr_probs(n, k, fpar):
 @pytest.fixture(scope="module")
 def rr():
     """Example (e) of docs/plugins.md as written, plus twins declaring other laws."""
-    block = next(b for b in re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
-                 if "def rr_logpmf" in b)
-    ns = {"__name__": "docs_rr_example"}
-    exec(compile(block, str(DOC), "exec"), ns)
+    ns = doc_example("def rr_logpmf", "docs_rr_example")
     spec, algo = get_mechanism("rr"), bandsim.registry.get_algorithm("rr-se")
     for name, law in (("rr-probs", dict(release_law=rr_probs, release_logpmf=None)),
                       ("rr-leaky", dict(release_logpmf=leaky(ns["rr_logpmf"])))):

@@ -12,11 +12,9 @@
   cache by a later process (times printed, not asserted).
 """
 import os
-import re
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -28,21 +26,16 @@ from bandsim.errors import ConfigError
 from bandsim.kernels import codes
 from bandsim.mechanisms.release import ReleaseBatch
 from bandsim.privacy.sampled import ALPHA, g_test
-from tests.conftest import numba_cache_dir
 from bandsim.registry import get_mechanism, unregister
+from tests.conftest import doc_example, numba_cache_dir
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
 RR_NAMES = ("rr", "rr-se", "rr-weak", "rr-weak-se", "rr-blind", "rr-blind-se")
 
 
 @pytest.fixture(scope="module")
 def rr():
     """Example (e) of docs/plugins.md, as written."""
-    block = next(b for b in re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
-                 if "def rr_logpmf" in b)
-    ns = {"__name__": "docs_rr_example"}
-    exec(compile(block, str(DOC), "exec"), ns)
-    yield ns
+    yield doc_example("def rr_logpmf", "docs_rr_example")
     unregister(*RR_NAMES)
 
 

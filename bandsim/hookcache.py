@@ -162,6 +162,28 @@ def enable_cache(fn):
             _rekey(d)
 
 
+def rekey_modules(decl):
+    """Rekey Numba's own caches in the modules a plug-in's declaration comes from.
+
+    Every Numba function of those modules that its author declared
+    ``cache=True`` (e.g. the kernels of an engine of the plug-in's own, which
+    bandsim never compiles as a hook) gets the digest-keyed cache of
+    :func:`enable_cache`, as do the cached functions they reach, before any
+    is compiled.
+
+    Parameters
+    ----------
+    decl : bandsim.Algorithm or bandsim.Mechanism
+    """
+    for name in sorted(provenance.modules_of(decl)):
+        module = sys.modules.get(name)
+        if module is None or name.split(".")[0] == "bandsim":
+            continue
+        for obj in list(vars(module).values()):
+            if _is_dispatcher(obj) and type(getattr(obj, "_cache", None)) is FunctionCache:
+                enable_cache(obj)
+
+
 def _rekey(fn):
     if fn.signatures or type(fn._cache) not in (FunctionCache, NullCache):
         return  # compiled already, or cached under bandsim's key (kernels, done before)
@@ -177,4 +199,4 @@ def _rekey(fn):
         fn._cache = NullCache()
 
 
-__all__ = ["enable_cache", "reach_digest", "reachable"]
+__all__ = ["enable_cache", "reach_digest", "reachable", "rekey_modules"]

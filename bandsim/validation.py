@@ -8,7 +8,7 @@ anything is registered.
 import math
 
 from .errors import ConfigError
-from .hookcache import enable_cache
+from .hookcache import enable_cache, rekey_modules
 from .kernels import codes, hooks
 from .params import REQUIRED, Derived, Param
 
@@ -30,6 +30,8 @@ def check(decl, mechanisms, *, kernel_keys, reward_models, costs, compile_hooks=
     """
     if not isinstance(decl.name, str) or not decl.name or decl.name != decl.name.strip():
         raise ConfigError("name", decl.name, "must be a non-empty string")
+    if compile_hooks:  # a plug-in: no cache of its code may outlive an edit of what it calls
+        rekey_modules(decl)
     if hasattr(decl, "plan"):
         _check_algorithm(decl, mechanisms, reward_models, costs, compile_hooks)
     else:

@@ -6,6 +6,7 @@ import sys
 
 import numba
 
+import bandsim
 from bandsim import hookcache
 from tests.conftest import numba_cache_dir
 
@@ -145,3 +146,30 @@ def test_a_cache_true_helper_is_rekeyed_and_unkeyable_code_is_not_cached(tmp_pat
     exec("import numba\n@numba.njit(cache=False)\ndef typed(x):\n    return x\n", ns)
     hookcache.enable_cache(ns["typed"])
     assert isinstance(ns["typed"]._cache, NullCache)
+
+
+def test_cache_true_kernels_of_a_plugins_own_module_are_rekeyed_at_registration(
+        tmp_path, monkeypatch):
+    """An engine of the plug-in's own (never compiled as a hook) whose ``cache=True`` kernel
+    calls a helper in another module: registering the plug-in rekeys its cache."""
+    from numba.core.caching import FunctionCache
+
+    (tmp_path / "own_helper.py").write_text("import numba\n\n\n@numba.njit\ndef g(x):\n"
+                                            "    return x + 1.0\n")
+    (tmp_path / "own_engine.py").write_text(
+        "import numba\nimport bandsim\nfrom bandsim.params import EPSILON\n"
+        "from own_helper import g\n\n\n@numba.njit(cache=True)\ndef step(x):\n"
+        "    return g(x)\n\n\n"
+        "ALGO = bandsim.Algorithm(name='own-engine', summary='s', trust='none', source='s',\n"
+        "                         params=(), plan=lambda prm, arms, horizon: None)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import own_engine
+
+    assert type(own_engine.step._cache) is FunctionCache  # Numba's: blind to g
+    bandsim.register(own_engine.ALGO, replace=True)
+    try:
+        cache = own_engine.step._cache
+        assert type(cache) is not FunctionCache and isinstance(cache, FunctionCache)
+        assert ".reach" in cache._impl.get_filename_base("x", "")
+    finally:
+        bandsim.registry.unregister("own-engine")

@@ -148,3 +148,11 @@ def test_the_suite_board_says_partial_when_configurations_fail(monkeypatch):
     assert line.startswith(f"PARTIAL BOARD: 0 of {meta['jobs_total']:,} jobs")
     meta.update(jobs_done=meta["jobs_total"])
     assert not any("PARTIAL" in ln for ln in leaderboard.header_lines(meta))
+
+
+def test_a_study_killed_before_its_first_job_says_0_of_n(tmp_path, monkeypatch, capsys):
+    _, out = killed_sweep(tmp_path, monkeypatch, 0)
+    capsys.readouterr()
+    assert main(["results", str(out)]) == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert "holds no bandsim result file (a study of 3 jobs, 0 of 3 done: rerun it)" in err

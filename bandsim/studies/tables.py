@@ -127,7 +127,9 @@ def collect(directory, *, allow_missing=False, warn=None, full=False):
         row.update(names.get(rel, {}))
         rows.append(row)
     if not rows:
-        raise ConfigError("dir", str(directory), "holds no bandsim result file")
+        total = sum(s["total"] for s in studies.values())
+        raise ConfigError("dir", str(directory), "holds no bandsim result file" + (
+            f" (a study of {total:,} jobs, 0 of {total:,} done: rerun it)" if total else ""))
     params = sorted({k for r in rows for k in r["params"]} - {"epsilon"})
     extra = [c for c in ("panel", "label", "job") if any(c in r for r in rows)]
     out = Rows()

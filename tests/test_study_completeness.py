@@ -153,6 +153,6 @@ def test_the_suite_board_says_partial_when_configurations_fail(monkeypatch):
 def test_a_study_killed_before_its_first_job_says_0_of_n(tmp_path, monkeypatch, capsys):
     _, out = killed_sweep(tmp_path, monkeypatch, 0)
     capsys.readouterr()
-    assert main(["results", str(out)]) == 1
+    assert main(["results", str(out)]) == 2  # bad input: one line, exit 2
     err = " ".join(capsys.readouterr().err.split())
     assert "holds no bandsim result file (a study of 3 jobs, 0 of 3 done: rerun it)" in err

@@ -32,22 +32,25 @@ ACCEPT = -600.0
 MAX_TILTS = 400
 
 
-def _peak(x, theta, finite, idx):
-    t = np.where(finite, x + theta * idx, -np.inf)
-    j = int(np.argmax(t))
-    return j, float(t[j])
+def _sum_of_peaks(a, b, ia, ib, theta):
+    """Where the tilted a and b peak: argmax_j a(j) + θj plus argmax_i b(i) + θi."""
+    return int(np.argmax(a + theta * ia)) + int(np.argmax(b + theta * ib))
 
 
-def _aim(a, b, fa, fb, ia, ib, y):
-    """The tilt θ whose tilted maxima of a and b sit at indices summing to about ``y``."""
-    lo, hi = -1.0, 1.0
-    while _peak(a, lo, fa, ia)[0] + _peak(b, lo, fb, ib)[0] > y and lo > -1e6:
-        lo *= 2
-    while _peak(a, hi, fa, ia)[0] + _peak(b, hi, fb, ib)[0] < y and hi < 1e6:
-        hi *= 2
-    for _ in range(60):
+def _aim(a, b, ia, ib, y, start=0.0):
+    """A tilt θ whose tilted maxima of a and b sit at indices summing to about ``y``
+    (bisection on θ, the sum being non-decreasing in θ)."""
+    lo, hi = start - 1.0, start + 1.0
+    while _sum_of_peaks(a, b, ia, ib, lo) > y and lo > -1e6:
+        lo = start - 2 * (start - lo)
+    while _sum_of_peaks(a, b, ia, ib, hi) < y and hi < 1e6:
+        hi = start + 2 * (hi - start)
+    for _ in range(40):
         mid = 0.5 * (lo + hi)
-        if _peak(a, mid, fa, ia)[0] + _peak(b, mid, fb, ib)[0] < y:
+        s = _sum_of_peaks(a, b, ia, ib, mid)
+        if s == y:
+            return mid
+        if s < y:
             lo = mid
         else:
             hi = mid
@@ -88,8 +91,7 @@ def log_convolve(a, b):
     y_idx = np.arange(n, dtype=np.float64)
     theta = 0.0
     for _ in range(MAX_TILTS):
-        ta = np.where(fa, a + theta * ia, -np.inf)
-        tb = np.where(fb, b + theta * ib, -np.inf)
+        ta, tb = a + theta * ia, b + theta * ib  # −inf stays −inf
         ma, mb = ta.max(), tb.max()
         c = np.convolve(np.exp(ta - ma), np.exp(tb - mb))
         with np.errstate(divide="ignore"):
@@ -100,13 +102,13 @@ def log_convolve(a, b):
         if not todo.any():
             return out
         y = int(np.argmax(todo))  # the first output not yet served
-        nxt = _aim(a, b, fa, fb, ia, ib, y)
+        nxt = _aim(a, b, ia, ib, y, theta)
         if not take.any() and math.isclose(nxt, theta):
             out[y] = _log_conv(a, b, 0, 0, y, 1)[0]  # no tilt lifts it: sum it directly
             todo[y] = False
             if not todo.any():
                 return out
-            nxt = _aim(a, b, fa, fb, ia, ib, int(np.argmax(todo)))
+            nxt = _aim(a, b, ia, ib, int(np.argmax(todo)), theta)
         theta = nxt
     rest = np.flatnonzero(todo)
     for s in range(0, len(rest), 4096):

@@ -162,6 +162,46 @@ def enable_cache(fn):
             _rekey(d)
 
 
+def declaration_reach(decl):
+    """SHA-256 (first 20 hex digits) of every source a declaration's Numba code can reach.
+
+    The roots are the declaration's Numba functions (hooks, kernels) and the
+    Numba functions its plain Python callables (``plan``, laws) name; the
+    digest combines their :func:`reach_digest`. A plug-in's provenance
+    records it (``reach``, :func:`bandsim.registry.plugin_provenance`), so the
+    results store's key changes when a helper in another module does, as the
+    compiled-hook cache's does.
+
+    Parameters
+    ----------
+    decl : bandsim.Algorithm or bandsim.Mechanism
+
+    Returns
+    -------
+    str or None
+        None when it has no Numba code, or reaches code without a source file.
+    """
+    roots = []
+    for value in vars(decl).values():
+        for v in (value.values() if isinstance(value, dict) else (value,)):
+            if _is_dispatcher(v):
+                roots.append(v)
+            elif isinstance(v, types.FunctionType):
+                roots += _callees(v)
+    digests = {reach_digest(r) for r in roots}
+    if not digests or None in digests:
+        return None
+    return hashlib.sha256("\0".join(sorted(digests)).encode()).hexdigest()[:20]
+
+
+def with_reach(source, decl, builtin):
+    """A copy of the provenance ``source`` of ``decl``, with ``reach``
+    (:func:`declaration_reach`) unless its distribution is ``builtin`` (bandsim's own)."""
+    if source.get("distribution") == builtin:
+        return dict(source)
+    return dict(source, reach=declaration_reach(decl))
+
+
 def rekey_modules(decl):
     """Rekey Numba's own caches in the modules a plug-in's declaration comes from.
 
@@ -199,4 +239,4 @@ def _rekey(fn):
         fn._cache = NullCache()
 
 
-__all__ = ["enable_cache", "reach_digest", "reachable", "rekey_modules"]
+__all__ = ["declaration_reach", "enable_cache", "with_reach", "reach_digest", "reachable", "rekey_modules"]

@@ -61,7 +61,7 @@ def _check_mechanism(m, kernel_keys, compile_hooks):
                           f"code=codes.{code_name or 'RELEASE'} needs the plug-in's kernels "
                           f"(e.g. {_keys_text(kernel_keys)})")
     if m.family == "release":
-        given = [f for f in ("release_logpmf", "release_law") if getattr(m, f, None) is not None]
+        given = release_laws(m)
         if len(given) != 1:
             raise ConfigError(f"{who} release_logpmf", given or None,
                               "a release mechanism declares its exact output law once: "
@@ -112,6 +112,12 @@ def _compile_kernel(where, key, fn):
         hooks.as_hook(key, fn)
     except TypeError as e:
         raise ConfigError(where, getattr(fn, "__name__", fn), str(e)) from None
+
+
+def release_laws(m):
+    """The exact-law fields a release mechanism declares: a sublist of
+    ``["release_logpmf", "release_law"]`` (one is required)."""
+    return [f for f in ("release_logpmf", "release_law") if getattr(m, f, None) is not None]
 
 
 def _keys_text(kernel_keys):
@@ -215,4 +221,4 @@ def check_hook(where, fn, argtypes, text, compile_now=True):
         raise ConfigError(where, fn.__name__, f"returns {ret}, must be {text}")
 
 
-__all__ = ["check", "check_hook", "check_params", "enable_cache"]
+__all__ = ["check", "check_hook", "check_params", "enable_cache", "release_laws"]

@@ -173,3 +173,33 @@ def test_cache_true_kernels_of_a_plugins_own_module_are_rekeyed_at_registration(
         assert ".reach" in cache._impl.get_filename_base("x", "")
     finally:
         bandsim.registry.unregister("own-engine")
+
+
+def test_the_store_key_sees_an_edited_helper_in_another_module(tmp_path, monkeypatch):
+    """The results store is a cache too: its key holds the plug-in's reach digest, so a job
+    is not answered from a file computed before the helper was edited."""
+    import sys
+
+    from bandsim.studies.store import identity, key
+
+    d = tmp_path / "plugin"
+    _plugin(d, HELPER_V1)
+    monkeypatch.syspath_prepend(str(d))
+    import stale_plugin  # noqa: F401  (registers stale-probe and stale-probe-se)
+
+    try:
+        job = dict(algorithm="stale-probe-se", instance="C2", arms=3, epsilon=1.0,
+                   horizon=20_000, runs=2, seed=1)
+        algo = bandsim.registry.get_algorithm(job["algorithm"])
+        prov = bandsim.registry.plugin_provenance(algo)
+        assert [p["declares"] for p in prov if p["reach"]] == ["mechanism stale-probe"]
+        before = key(identity(job))
+        (d / "stale_helper.py").write_text(HELPER_V2)  # stale_plugin.py itself is unchanged
+        for name, get in (("stale-probe", bandsim.registry.get_mechanism),
+                          ("stale-probe-se", bandsim.registry.get_algorithm)):
+            bandsim.register(get(name), replace=True)  # as a new process would load it
+        assert key(identity(job)) != before
+    finally:
+        bandsim.registry.unregister("stale-probe-se", "stale-probe")
+        for m in ("stale_plugin", "stale_helper"):
+            sys.modules.pop(m, None)

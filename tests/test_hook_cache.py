@@ -203,3 +203,28 @@ def test_the_store_key_sees_an_edited_helper_in_another_module(tmp_path, monkeyp
         bandsim.registry.unregister("stale-probe-se", "stale-probe")
         for m in ("stale_plugin", "stale_helper"):
             sys.modules.pop(m, None)
+
+
+def test_the_audit_cache_key_sees_an_edited_plugin_law(tmp_path, monkeypatch):
+    """Exact audits are cached across processes; a plug-in's exact law is its own code, so
+    an edit of the module that declares it is another key (no stale PASS)."""
+    import sys
+
+    from bandsim.privacy.auditcache import audit_key
+    from bandsim.privacy.release import audit_release
+
+    d = tmp_path / "plugin"
+    _plugin(d, HELPER_V1)
+    monkeypatch.syspath_prepend(str(d))
+    import stale_plugin  # noqa: F401
+
+    try:
+        b = bandsim.registry.get_mechanism("stale-probe").derive(8, {"epsilon": 1.0})
+        before = audit_key("stale-probe", audit_release, b, "stale-probe-se", None)
+        (d / "stale_plugin.py").write_text(PLUGIN.replace("[float(k)]", "[float(k) + 0.0]"))
+        bandsim.register(bandsim.registry.get_mechanism("stale-probe"), replace=True)
+        assert audit_key("stale-probe", audit_release, b, "stale-probe-se", None) != before
+    finally:
+        bandsim.registry.unregister("stale-probe-se", "stale-probe")
+        for m in ("stale_plugin", "stale_helper"):
+            sys.modules.pop(m, None)

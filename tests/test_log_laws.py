@@ -154,3 +154,14 @@ def test_the_suite_never_calls_an_inconclusive_audit_a_fail():
     assert cols["verdict"] == "not audited" and cols["audit_note"].startswith("INCONCLUSIVE")
     cols = audit_columns({"audit": {**a, "verdict": "FAIL: x", "exact": 2.0}}, True)
     assert cols["verdict"] == "FAIL"
+
+
+def test_a_batch_too_large_to_audit_exactly_is_refused_in_one_line(rr, capsys):
+    from bandsim.privacy.audit import audit
+    from bandsim.privacy.pmf import PmfTooLarge
+
+    with pytest.raises(PmfTooLarge):
+        audit("rr-se", 1.0, 10**5)
+    assert main(["audit", "rr-se", "--epsilon", "1", "--batch-size", "67108864"]) == 2
+    out = " ".join(capsys.readouterr().out.split())
+    assert "cannot audit: rr-se at ε = 1, n = 67,108,864: the exact law is too large" in out

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..engines import protocol_kernel
 from ..registry import get_mechanism
+from .pmf import MAX_POINTS, PmfTooLarge
 from .report import AuditReport, Row
 
 #: Absolute error to which the exact audit trusts the log-probabilities of a declared law
@@ -201,7 +202,16 @@ def audit_release(b, algorithm, fold_max=None):
     -------
     AuditReport
         One row: the exact ε (max log-ratio over k and y) against the claim.
+
+    Raises
+    ------
+    PmfTooLarge
+        The audit would evaluate more than :data:`bandsim.privacy.pmf.MAX_POINTS`
+        points ((n + 1)², n ≳ 5,800): refused before any law is evaluated.
     """
+    if audit_points(b) > MAX_POINTS:
+        raise PmfTooLarge(f"the n + 1 laws of n + 1 points each are {audit_points(b):,} "
+                          f"points > {MAX_POINTS:,}")
 
     t0 = time.perf_counter()
     spec = get_mechanism(b.name)

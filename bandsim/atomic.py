@@ -15,7 +15,16 @@ Targets: a symbolic link is written through (its final target is replaced,
 the link stays), and an existing target that is not a regular file (a device
 such as ``/dev/full``, a FIFO, a directory) is refused with a
 :class:`~bandsim.ConfigError` before anything is written.
+
+Writers fail closed: :func:`probe` writes (and removes) a small file where a
+command will write, so a full disk, a read-only file system or a path under a
+regular file is refused in one line before any work (``os.access`` cannot tell:
+root passes it on a read-only mount, and it knows nothing of free space); an
+error while writing names the target (never the temporary file) and leaves
+the target as it was; :func:`failure_text` is the one line ``bandsim`` prints
+for any OSError (:func:`bandsim.cli.main`).
 """
+import errno
 import os
 import stat
 import tempfile
@@ -25,6 +34,100 @@ from pathlib import Path
 from .errors import ConfigError
 
 TMP_SUFFIX = ".tmp"
+#: Bytes :func:`probe` writes: one page, so a file system without a free block refuses it.
+PROBE_BYTES = 4096
+#: Short causes of the write errors a user can fix (errno → text).
+CAUSES = {errno.ENOSPC: "no space left on the device", errno.EROFS: "read-only file system",
+          errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
+          errno.ENOTDIR: "a parent is not a directory", errno.EISDIR: "is a directory",
+          errno.ENOENT: "no such directory", errno.EDQUOT: "disk quota exceeded",
+          errno.EFBIG: "file too large", errno.EIO: "input/output error (device)",
+          errno.ENAMETOOLONG: "name too long", errno.ENXIO: "no such device",
+          errno.EEXIST: "exists"}
+
+
+def cause(err):
+    """The cause of an OSError in a few words, with its errno name: ``no space left on the
+    device (ENOSPC)``.
+
+    Parameters
+    ----------
+    err : OSError
+
+    Returns
+    -------
+    str
+    """
+    name = errno.errorcode.get(err.errno)
+    text = CAUSES.get(err.errno) or (err.strerror or str(err)).lower()
+    return f"{text} ({name})" if name else text
+
+
+def failure_text(err, where=None):
+    """One line for a failed write: ``cannot write PATH: no space left on the device (ENOSPC)``.
+
+    Parameters
+    ----------
+    err : OSError
+    where : str, optional
+        What was written when the error names no file (e.g. ``standard output``).
+        Without it, an error that :func:`atomic_open` did not raise (reading,
+        say) is "cannot access".
+
+    Returns
+    -------
+    str
+    """
+    path = err.filename if err.filename is not None else where
+    verb = "write" if where is not None or getattr(err, "writing", False) else "access"
+    return f"cannot {verb} {path or 'a file'}: {cause(err)}"
+
+
+def probe(path, field="out", value=None):
+    """Refuse, before any work, a place bandsim could not write: write and remove a probe file.
+
+    Parameters
+    ----------
+    path : str or Path
+        A directory that will be written (created if missing: the probe goes
+        to its nearest existing ancestor, and nothing is created).
+    field : str
+        The option named in the error.
+    value : object, optional
+        Its value (default ``path``).
+
+    Raises
+    ------
+    ConfigError
+        The nearest existing ancestor is not a directory, or the probe write
+        fails (no space, read-only file system, permission, quota …), in one
+        line naming the path and the cause.
+    """
+    value = str(path) if value is None else value
+    p = Path(path)
+    while not p.exists() and p != p.parent:
+        if p.is_symlink():  # a dangling link: its target's directory is what gets written
+            p = p.resolve()
+            continue
+        p = p.parent
+    if not p.is_dir():
+        raise ConfigError(field, value, f"{p} is not a directory")
+    try:
+        _write_probe(p)
+    except OSError as e:
+        raise ConfigError(field, value, f"cannot be written: {cause(e)} in {p}") from None
+
+
+def _write_probe(directory):
+    """Write :data:`PROBE_BYTES` to a new file in ``directory``, fsync, remove (OSError if not)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".bandsim-probe.{os.getpid()}.", suffix=TMP_SUFFIX,
+                               dir=directory)
+    try:
+        os.write(fd, b"\0" * PROBE_BYTES)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+        Path(tmp).unlink(missing_ok=True)
 
 
 def _tmp_prefix(path):
@@ -75,15 +178,25 @@ def atomic_open(path, durable=True):
         A binary file object open for writing (pass it to ``pq.write_table``,
         ``fig.savefig(..., format=...)``, ``write``).
 
+    Raises
+    ------
+    OSError
+        Of the same class, naming ``path`` (not the temporary file) in its
+        ``filename``, when creating, writing or renaming fails (no space,
+        read-only, …): :func:`failure_text` gives its one line.
+
     Notes
     -----
     On an exception (KeyboardInterrupt included) the temporary file is
     removed and ``path`` is left as it was.
     """
     path = target(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_prefix(path)}{os.getpid()}.", suffix=TMP_SUFFIX,
-                               dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_prefix(path)}{os.getpid()}.",
+                                   suffix=TMP_SUFFIX, dir=path.parent)
+    except OSError as e:
+        raise _named(e, path) from None
     try:
         os.chmod(tmp, _mode(path))  # mkstemp makes 0600; give the file the usual mode
         with os.fdopen(fd, "wb") as f:
@@ -92,11 +205,25 @@ def atomic_open(path, durable=True):
             if durable:
                 os.fsync(f.fileno())
         os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise _named(e, path) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     if durable:
         _fsync_dir(path.parent)
+
+
+def _named(err, path):
+    """``err`` naming ``path`` (the target, not the temporary file)."""
+    if err.errno is None:  # e.g. pyarrow's own I/O errors
+        named = OSError(str(err))
+        named.filename = str(path)
+    else:
+        named = OSError(err.errno, err.strerror or os.strerror(err.errno), str(path))
+    named.writing = True  # failure_text says "cannot write"
+    return named
 
 
 def sync(paths):

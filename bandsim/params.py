@@ -55,6 +55,11 @@ class Param:
         What the number means, e.g. ``ε per batch``.
     help : str
         One line for ``--help`` and ``bandsim list``.
+    role : str, optional
+        What the parameter means across algorithms: :data:`CONFIDENCE` marks
+        an algorithm's confidence (failure probability) parameter, whatever
+        its paper calls it (DP-SE's β, Chowdhury & Zhou's p). Comparisons
+        name it ``confidence`` (:mod:`bandsim.confidence`).
     """
 
     name: str
@@ -69,6 +74,7 @@ class Param:
     choices: tuple = None
     unit: str = ""
     help: str = ""
+    role: str = None
 
     @property
     def flag(self):
@@ -190,6 +196,9 @@ def _half_over_horizon(params, horizon):
     return 1.0 / (2 * horizon)
 
 
+#: The role of an algorithm's confidence parameter (``Param.role``): one per algorithm.
+CONFIDENCE = "confidence"
+
 #: β = 1/T, the thesis' confidence (Sajed 2019, Chapter 6).
 ONE_OVER_T = Derived(_one_over_horizon, "1/T")
 #: p' = 1/(2T) (Chowdhury & Zhou 2023, Theorem 3).
@@ -199,9 +208,10 @@ EPSILON = Param("epsilon", lo=0.0, unit="ε per batch/epoch",
                 help="privacy level ε (per batch/epoch); comma list allowed")
 DELTA = Param("delta", lo=0.0, hi=1.0, unit="δ", help="δ of (ε, δ)-DP")
 BETA = Param("beta", ONE_OVER_T, lo=0.0, hi=1.0, unit="probability",
-             help="confidence β (failure probability)")
+             help="confidence β (failure probability)", role=CONFIDENCE)
 P = Param("p", 0.1, lo=0.0, hi=1.0, unit="probability",
-          help="confidence p (failure probability) of the batch radius and of τ")
+          help="confidence p (failure probability) of the batch radius and of τ",
+          role=CONFIDENCE)
 GROWTH = Param("growth", 4.0, lo=1.0, unit="factor",
                help="batch growth factor η of l(b) = η^b")
 SCALE = Param("scale", 10.0, lo=1.0, lo_open=False, unit="factor",
@@ -209,5 +219,5 @@ SCALE = Param("scale", 10.0, lo=1.0, lo_open=False, unit="factor",
 BATCH_SIZE = Param("batch_size", lo=1, integer=True, unit="users",
                    help="fixed batch size m (users per arm per phase)")
 
-__all__ = ["BATCH_SIZE", "BETA", "DELTA", "Derived", "EPSILON", "GROWTH", "HALF_OVER_T",
+__all__ = ["BATCH_SIZE", "BETA", "CONFIDENCE", "DELTA", "Derived", "EPSILON", "GROWTH", "HALF_OVER_T",
            "ONE_OVER_T", "P", "Param", "REQUIRED", "SCALE", "resolve"]

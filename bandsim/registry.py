@@ -20,7 +20,7 @@ from typing import Callable
 from . import hookcache, provenance, validation
 from .errors import ConfigError
 from .guarantees import Guarantee
-from .params import resolve
+from .params import CONFIDENCE, resolve
 
 #: Reward models an instance can have (kernels.codes.REWARD_MODELS).
 REWARD_MODELS = ("bernoulli", "gaussian", "categorical")
@@ -255,6 +255,11 @@ class Algorithm:
         """The :class:`~bandsim.params.Param` called ``name``, or None."""
         return next((p for p in self.params if p.name == name), None)
 
+    @property
+    def confidence(self):
+        """The parameter with the confidence role (DP-SE's β, Chowdhury & Zhou's p), or None."""
+        return next((p for p in self.params if p.role == CONFIDENCE), None)
+
     def check_rewards(self, rewards):
         """ConfigError unless this algorithm supports the reward model."""
         if rewards not in self.rewards:
@@ -414,10 +419,7 @@ def unregister(*names):
 
 
 def seal_builtins():
-    """Mark the built-in declarations complete (called once by ``bandsim/__init__``).
-
-    Plug-ins load only after this, on the first look-up.
-    """
+    """Mark the built-ins complete (``bandsim/__init__``); plug-ins load after, when looked up."""
     _state["builtins"] = 2
 
 
@@ -434,8 +436,7 @@ def _load():
 
 
 def plugins_loaded():
-    """Mark the installed plug-ins as loaded without loading them (``bandsim plugin check``
-    loads the one it checks by itself)."""
+    """Mark the installed plug-ins as loaded without loading them (``plugin check``)."""
     _state["plugins"] = True
 
 

@@ -156,5 +156,75 @@ def check(nbytes, field, value, what, fix):
                                         f"budget: --memory or {ENV})")
 
 
-__all__ = ["ENV", "available", "budget", "check", "fmt", "parse_size", "restore_budget",
+#: Estimated seconds of work beyond which a command refuses unless given ``--yes``: a day.
+MAX_SECONDS = 86_400
+#: Peak bytes the whole-run audit holds per recorded pull of an O(T) engine (one reward
+#: block and one release per pull, recorded, copied and replayed against the reference):
+#: measured 0.9 KB per pull for ``bandsim audit dp-ucb --whole-run`` at T = 10⁶ and 3·10⁶.
+RECORD_BYTES_PER_PULL = 1024
+
+
+def duration(seconds):
+    """Seconds for people: ``45 s``, ``3.2 h``, ``11.6 days``.
+
+    Parameters
+    ----------
+    seconds : float
+
+    Returns
+    -------
+    str
+    """
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.3g} s"
+
+
+def check_time(seconds, field, value, what, fix, yes=False):
+    """ConfigError naming ``field`` if the estimated ``seconds`` exceed :data:`MAX_SECONDS`
+    and ``yes`` is not given.
+
+    Parameters
+    ----------
+    seconds : float
+        Estimated wall time (by a cost model, one core).
+    field, value : str, object
+        The parameter to change and its value.
+    what : str
+        What would take that long, e.g. ``"1,000 runs of ucb1 at T = 10¹⁰"``.
+    fix : str
+        How to shorten it.
+    yes : bool
+        The user confirmed (``--yes``): never refuse.
+    """
+    if seconds > MAX_SECONDS and not yes:
+        raise ConfigError(field, value, f"{what} would take ≈ {duration(seconds)} on one core by "
+                                        f"the measured cost model, more than a day: {fix}, or "
+                                        "pass --yes to run it anyway")
+
+
+def check_recording(cost, horizon, field="horizon"):
+    """ConfigError if a whole-run audit's recorder would not fit in the memory budget.
+
+    Parameters
+    ----------
+    cost : str
+        The algorithm's cost model (``Algorithm.cost``): ``horizon`` engines
+        record a block and a release per pull (T of each per run);
+        ``episodes`` engines O(batches), never a concern.
+    horizon : int
+        T of the audited run.
+    field : str
+        The option named.
+    """
+    if cost != "horizon":
+        return
+    check(RECORD_BYTES_PER_PULL * float(horizon), field, horizon,
+          f"the whole-run audit's recording of {horizon:,} pulls (≈ {RECORD_BYTES_PER_PULL} "
+          "bytes per pull)", f"lower --horizon (at most {budget() // RECORD_BYTES_PER_PULL:,})")
+
+
+__all__ = ["ENV", "MAX_SECONDS", "RECORD_BYTES_PER_PULL", "available", "budget", "check",
+           "check_recording", "check_time", "duration", "fmt", "parse_size", "restore_budget",
            "set_budget"]

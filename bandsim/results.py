@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import confidence
 from .atomic import write_parquet
 from .config import RunConfig
 from .errors import ConfigError
@@ -262,6 +263,9 @@ class Result:
         Returns
         -------
         dict
+            ``algorithm``, ``instance``, ``arms``, ``epsilon``, ``confidence``
+            and ``confidence_param`` (its value and the algorithm's name for it,
+            :mod:`bandsim.confidence`; None if it declares none),
             ``runs``, ``horizon``, ``regret_mean``, ``regret_ci95`` (half-width),
             ``regret_median``, ``time_avg_regret_mean`` (Reg(T)/T),
             ``time_avg_regret_ci95``, ``pulls_mean`` (list over arms).
@@ -269,11 +273,14 @@ class Result:
         final = self.pseudo_regret[:, -1]
         m, h = mean_ci(final)
         T = self.horizon
+        conf_name, conf = confidence.of_config(self.config)
         return {
             "algorithm": self.config.get("algorithm"),
             "instance": self.config.get("instance"),
             "arms": int(self.pulls.shape[1]),
             "epsilon": self.config.get("params", {}).get("epsilon"),
+            "confidence": conf,
+            "confidence_param": conf_name,
             "runs": int(self.runs),
             "horizon": T,
             "regret_mean": m,

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import registry, resources
+from . import confidence, registry, resources
 from ._version import __version__
 from .datasets import load_instance
 from .errors import ConfigError, check_int, check_numba_environment
@@ -200,7 +200,9 @@ def simulate(algorithm, *, instance=None, arms=None, horizon=None, runs=1000, se
         Called after every finished shard.
     **params
         Algorithm parameters: ``epsilon`` (ε per batch/epoch), ``beta``,
-        ``p``, ``growth``, … as listed by ``bandsim list`` with their defaults.
+        ``p``, ``growth``, … as listed by ``bandsim list`` with their defaults;
+        ``confidence`` sets the algorithm's confidence parameter whatever its
+        paper calls it (β of DP-SE, p of Chowdhury & Zhou; :mod:`bandsim.confidence`).
 
     Returns
     -------
@@ -278,6 +280,7 @@ instance_file, **params
         # thread importing that module (or any module being imported) would wait for it
         # while the loader waits for the worker. One thread; results do not depend on it.
         threads = 1
+    params = confidence.apply(algo, params, strict=True)  # ``confidence``: the algorithm's own β, p, …
     resolved = algo.resolve({k: v for k, v in params.items() if v is not None}, horizon)
     means = _check_means(means, instance)
     arms = None if arms is None else check_int("arms", arms, 2, MAX_ARMS)

@@ -10,7 +10,7 @@ import math
 from .errors import ConfigError
 from .hookcache import enable_cache, rekey_modules
 from .kernels import codes, hooks
-from .params import REQUIRED, Derived, Param
+from .params import CONFIDENCE, REQUIRED, Derived, Param
 
 
 def check(decl, mechanisms, *, kernel_keys, reward_models, costs, compile_hooks=True):
@@ -145,10 +145,11 @@ def _check_algorithm(a, mechanisms, reward_models, costs, compile_hooks):
 
 
 def check_params(who, params):
-    """Each Param's range is an interval (lo < hi) that holds its own default."""
+    """Each Param's range is an interval (lo < hi) that holds its own default; at most one
+    has the confidence role."""
     if not isinstance(params, tuple):
         raise ConfigError(f"{who} params", params, "must be a tuple of bandsim.Param")
-    seen = set()
+    seen, confidence = set(), None
     for p in params:
         if not isinstance(p, Param):
             raise ConfigError(f"{who} params", p, "must be a tuple of bandsim.Param")
@@ -156,6 +157,16 @@ def check_params(who, params):
         if p.name in seen:
             raise ConfigError(where, p.name, "is declared twice")
         seen.add(p.name)
+        if p.role not in (None, CONFIDENCE):
+            raise ConfigError(f"{where}.role", p.role, f"must be None or {CONFIDENCE!r}")
+        if p.role == CONFIDENCE and confidence is not None:
+            raise ConfigError(f"{where}.role", p.role, f"{confidence!r} is the confidence "
+                                                       "already: an algorithm has one")
+        if p.role == CONFIDENCE:
+            if p.name == CONFIDENCE:
+                raise ConfigError(where, p.name, "is the name comparisons give every "
+                                                 "algorithm's confidence: choose another")
+            confidence = p.name
         if p.lo is not None and p.hi is not None:
             empty = p.lo > p.hi or (p.lo == p.hi and (p.lo_open or p.hi_open or not p.integer))
             if empty:

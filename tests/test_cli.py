@@ -34,7 +34,9 @@ def test_run_grid_prints_one_table(tmp_path, capsys):
                  "--out", str(tmp_path)])
     assert code == 0
     out = capsys.readouterr().out
-    assert out.count("dp-se") == 4 and out.count("batch-se") == 2  # ε irrelevant to batch-se
+    table = "\n".join(line for line in out.splitlines() if line.startswith("│"))
+    assert table.count("dp-se") == 4 and table.count("batch-se") == 2  # ε irrelevant to it
+    assert "different confidences (dp-se beta=1e-05, batch-se p=0.1)" in out  # and says so
     assert len(list(tmp_path.glob("*.parquet"))) == 6
 
 

@@ -54,7 +54,7 @@ def boards(plugin, tmp_path_factory):
 
 
 def test_the_standard_set_is_fixed_and_versioned():
-    assert suite.SUITE_VERSION == "2026.11"
+    assert suite.SUITE_VERSION == "2026.12"
     full, quick = suite.TIERS["full"], suite.TIERS["quick"]
     keys = [i.key for i in full.instances]
     assert keys == ([f"C{c}-K{k}" for k in (5, 20) for c in (1, 2, 3, 4)]
@@ -152,10 +152,10 @@ def test_the_board_files_are_written_and_readable(boards):
                  "suite.json"):
         assert (a / name).is_file()
     meta = json.loads((a / "suite.json").read_text())
-    assert meta["suite_version"] == "2026.11" and meta["tier"] == "quick" and meta["standard"]
+    assert meta["suite_version"] == "2026.12" and meta["tier"] == "quick" and meta["standard"]
     rows = pq.read_table(a / "rows.parquet").to_pylist()
     assert json.loads(pq.read_table(a / "rows.parquet").schema.metadata[b"bandsim.suite"])[
-        "suite_version"] == "2026.11"
+        "suite_version"] == "2026.12"
     md = (a / "leaderboard.md").read_text()
     html = (a / "leaderboard.html").read_text()
     assert "### central ε-DP" in md and "<table>" in html and f"{PLUGIN} †" in md

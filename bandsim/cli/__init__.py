@@ -14,6 +14,7 @@ import sys
 import textwrap
 
 from .._version import __version__
+from ..atomic import failure_text
 from ..errors import ConfigError, check_numba_environment
 from ..studies import reproduce as _reproduce, sweep as _sweep
 from ..studies.store import StudyFailed
@@ -78,6 +79,39 @@ COMMANDS = {"list": listing.cmd_list,
             "suite": suite.cmd_suite, "plugin": plugin.cmd_plugin, **results.DISPATCH}
 
 
+#: How a write error on standard output names it.
+STDOUT = "standard output"
+
+
+class _NamedStdout:
+    """``sys.stdout`` whose write errors name it: a full stdout is one line, not a traceback."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._failed = None  # the first write error, raised again by flush (argparse's
+        #                      --version and --help swallow it)
+
+    def _call(self, method, *args):
+        try:
+            return getattr(self._stream, method)(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            self._failed = self._failed or OSError(e.errno, e.strerror, STDOUT)
+            raise self._failed from None
+
+    def write(self, text):
+        return self._call("write", text)
+
+    def flush(self):
+        self._call("flush")
+        if self._failed is not None:
+            raise self._failed
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def main(argv=None):
     """Entry point of the ``bandsim`` console script.
 
@@ -90,9 +124,45 @@ def main(argv=None):
     -------
     int
         Exit status: 0 success, 1 a failed audit or broken pipe, 2 bad input
-        (one line on standard error), 130 interrupted.
+        or a write that failed (one line on standard error naming the path or
+        standard output and the cause: no space, read-only file system, …;
+        :func:`bandsim.atomic.failure_text`), 130 interrupted.
     """
     console = wide_console(stderr=True)
+    stdout, sys.stdout = sys.stdout, _NamedStdout(sys.stdout)
+    try:
+        try:
+            code = _main(argv, console)
+        except SystemExit:  # --help, --version: their text must reach stdout too
+            sys.stdout.flush()
+            raise
+        sys.stdout.flush()  # a full stdout fails here, not at interpreter exit
+        return code
+    except BrokenPipeError:  # e.g. `bandsim … --json | head`: the reader left, quietly
+        _detach_stdout(stdout)
+        return 1
+    except OSError as e:  # a full disk, a read-only file system, a full stdout
+        if e.filename == STDOUT:
+            _detach_stdout(stdout)
+        where = STDOUT if e.filename == STDOUT else None
+        console.print(f"[bold red]error:[/] {plain(failure_text(e, where))}", highlight=False,
+                      soft_wrap=True)
+        return 2
+    finally:
+        sys.stdout = stdout
+
+
+def _detach_stdout(stream):
+    """Point file descriptor 1 at /dev/null: what is left in the buffer cannot fail at exit."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (tests capture it)
+        pass
+
+
+def _main(argv, console):
     try:
         args = build_parser().parse_args(argv)
         check_numba_environment()
@@ -104,11 +174,6 @@ def main(argv=None):
         return 2
     except KeyboardInterrupt as e:  # one line: done, left, the command that resumes
         return results.interrupted(e, argv, console)
-    except BrokenPipeError:  # e.g. `bandsim … --json | head`: the reader left, quietly
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 import argparse
 import json
 import math
+import sys
 
+from .. import confidence
 from ..errors import ConfigError
 from ..results import json_safe
 
@@ -241,7 +243,8 @@ def summary_table(rows, first=()):
     t = Table(title="final pseudo-regret (mean ± 95% CI over runs)")
     for c in first:
         t.add_column(c, overflow="fold")
-    for c in ("algorithm", "instance", "K", "ε", "runs", "T", "seed", "regret", "median",
+    for c in ("algorithm", "instance", "K", "ε", "confidence", "runs", "T", "seed", "regret",
+              "median",
               "Reg(T)/T", "seconds"):
         t.add_column(c, justify="left" if c in ("algorithm", "instance") else "right",
                      overflow="fold")
@@ -251,9 +254,11 @@ def summary_table(rows, first=()):
         seed = "-" if s.get("seed") is None else str(s["seed"])
         t.add_row(*("-" if s.get(c) is None else plain(s[c]) for c in first),
                   plain(s["algorithm"]), plain(s["instance"]), str(s["arms"]), eps,
+                  confidence.text(s.get("confidence_param"), s.get("confidence")),
                   f"{s['runs']:,}", f"{s['horizon']:.3g}", seed,
                   f"{s['regret_mean']:,.1f} ± {s['regret_ci95']:,.1f}",
                   f"{s['regret_median']:,.1f}", f"{s['time_avg_regret_mean']:.3g}", secs)
+    t.caption = plain(confidence.mixed(rows) or "") or None
     return t
 
 
@@ -268,12 +273,16 @@ def print_rows(rows, as_json):
     """
     if as_json:
         print(json.dumps(strict_json(list(rows)), indent=2))
+        warning = confidence.mixed(rows)
+        if warning:  # the table's caption; with --json on standard error
+            print(warning, file=sys.stderr)
     else:
         wide_console().print(summary_table(rows))
 
 
 #: Keys of a summary row that summary_table always shows.
-SUMMARY_COLUMNS = ("algorithm", "instance", "arms", "epsilon", "runs", "horizon", "regret_mean",
+SUMMARY_COLUMNS = ("algorithm", "instance", "arms", "epsilon", "confidence", "confidence_param",
+                   "runs", "horizon", "regret_mean",
                    "regret_ci95", "regret_median", "time_avg_regret_mean",
                    "time_avg_regret_ci95", "seed")
 

@@ -13,7 +13,10 @@ Simulate on a file with ``bandsim run ALGO --instance-file FILE`` (docs/data.md)
 """
 import json
 
+from pathlib import Path
+
 from .. import datasets
+from ..atomic import probe, target
 from ..datasets import load_instance, read_instance_table
 from .common import command, one_int, plain, strict_json, wide_console
 
@@ -61,6 +64,8 @@ def cmd_instances(args, console):
 
     if args.instances_command == "show":
         return show_instance(args.file, args.json)
+    target(args.out)  # a directory or device is refused, and a full or read-only
+    probe(Path(args.out).parent, "out", args.out)  # disk, before the data are read
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if args.kind == "mslr":

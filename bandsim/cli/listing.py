@@ -82,7 +82,8 @@ def catalogue():
     list of dict
         One row per entry: ``kind``, ``name`` and the fields of its table
         (algorithms: ``trust``, ``engine``, ``mechanism``, ``parameters``
-        (name → default, None when required), ``rewards``, ``provisional``,
+        (name → default, None when required), ``confidence`` (the name of its
+        confidence parameter, :mod:`bandsim.confidence`, or None), ``rewards``, ``provisional``,
         ``sampled``, ``whole_run`` (:func:`whole_run_text`), ``source``, ``summary``); algorithms and mechanisms also a ``plugin``
         (``distribution``, ``version``; None for a built-in).
     """
@@ -92,6 +93,7 @@ def catalogue():
                          mechanism=a.mechanism,
                          parameters={p.name: None if p.required else p.default_text()
                                      for p in a.params},
+                         confidence=a.confidence and a.confidence.name,
                          rewards=list(a.rewards), provisional=bool(a.provisional),
                          sampled=sampled_text(a.name), whole_run=whole_run_text(a.name),
                          source=a.source, summary=a.summary,

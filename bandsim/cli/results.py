@@ -31,6 +31,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from .. import confidence
+from ..atomic import probe
 from ..errors import ConfigError
 from ..studies.plotdir import plot_rows
 from ..studies.plots import FORMATS, check_figure_options, check_out_file
@@ -179,7 +181,8 @@ def _table_spec(rows, partial=None):
     title = f"final pseudo-regret (mean ± 95% CI over {over})"
     if partial:
         title = f"PARTIAL STUDY, {partial} done: {title}"
-    caption = ", ".join(f"{k}={_fmt(v)}" for k, v in same.items()) or None
+    caption = "\n".join(x for x in (", ".join(f"{k}={_fmt(v)}" for k, v in same.items()),
+                                     confidence.mixed(rows)) if x) or None
     lead = [c for c in ("panel", "label", "job") if c in rows[0]]
     headers = lead + list(fixed) + show + ["regret", "Reg(T)/T", "file"]
     left = [c in lead + ["algorithm", "instance", "file"] for c in headers]
@@ -282,6 +285,7 @@ def warn_partial(console, directory, rows):
 @command
 def cmd_results(args, console):
     if args.consolidate:
+        probe(args.dir, "dir")  # a full or read-only disk is refused before the files are read
         path, n, rows = consolidate(args.dir, allow_missing=args.allow_missing,
                                     warn=lambda m: console.print(
                                         f"[yellow]warning:[/] {plain(m)}", highlight=False),

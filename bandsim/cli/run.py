@@ -8,13 +8,15 @@ from the registered declarations (plug-ins included).
 import itertools
 from pathlib import Path
 
-from .. import resources
-from ..atomic import target
+from .. import confidence, resources
+from ..atomic import probe, target
 from ..errors import ConfigError
+from ..datasets import load_instance
 from ..registry import all_params, get_algorithm
 from ..studies.jobs import job_instance, run_jobs
 from ..studies.plots import check_out_dir, check_out_file
 from ..studies.store import Interrupted, exact
+from ..studies.suite import run_cost
 from .common import command, floats, ints, one_int, print_rows, registers, wide_console
 
 
@@ -39,9 +41,12 @@ def add_parser(sub):
                      help="number of regret checkpoints (default 128)")
     run.add_argument("--threads", type=one_int, default=None, help="worker threads")
     add_param_flags(run)
+    add_confidence_flag(run)
     run.add_argument("--out", default=None,
                      help="write Parquet: a file, or a directory when several configs run")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    run.add_argument("--yes", action="store_true",
+                     help="run even if the cost model estimates more than a day of work")
     run.add_argument("--memory", default=None,
                      help="memory budget, e.g. 8G (default: a third of the available memory; "
                           "env BANDSIM_MEMORY)")
@@ -64,6 +69,19 @@ def add_param_flags(parser, names=None):
                 else str if p.boolean or p.choices else float)
         text = f"{p.help} [{p.unit}; {p.range_text()}]" if p.unit else p.help
         parser.add_argument(p.flag, dest=p.name, type=kind, default=None, help=text)
+
+
+def add_confidence_flag(parser):
+    """``--confidence``: every algorithm's confidence parameter, under one name.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    """
+    parser.add_argument("--confidence", type=float, default=None,
+                        help="the confidence (failure probability) of every algorithm compared, "
+                             "whatever its paper calls it (DP-SE's beta, Chowdhury & Zhou's p); "
+                             "default: each algorithm's own [probability; (0, 1)]")
 
 
 def expand(args):
@@ -105,10 +123,15 @@ def expand(args):
         if not any(a.param(name) for a in algos):
             names = ", ".join(a.name for a in algos)
             raise ConfigError(name, given[name], f"not a parameter of {names}")
+    conf = getattr(args, "confidence", None)
+    if conf is not None and not any(a.confidence for a in algos):
+        raise ConfigError("confidence", conf, "none of " + ", ".join(a.name for a in algos)
+                          + " declares a confidence parameter")
     eps_list = given.pop("epsilon", [None])
     jobs, seen = [], set()
     for algo, inst, k, eps in itertools.product(algos, instances, arms, eps_list):
-        params = {n: v for n, v in given.items() if algo.param(n)}
+        params = confidence.apply(algo, {**{n: v for n, v in given.items() if algo.param(n)},
+                                         confidence.KEY: conf})
         if algo.param("epsilon"):
             params["epsilon"] = eps
         key = (algo.name, inst, k, tuple(sorted(params.items())))
@@ -121,6 +144,44 @@ def expand(args):
                          horizon=args.horizon, runs=args.runs, seed=args.seed,
                          checkpoints=args.checkpoints, threads=args.threads, **params))
     return jobs
+
+
+def check_cost(jobs, yes=False):
+    """Refuse, before any work, jobs the suite's cost model puts beyond a day (unless ``yes``).
+
+    The model is :func:`bandsim.studies.suite.run_cost` (seconds per run,
+    measured on one core: ``RUN_COST``, docs/suite.md), times the runs of
+    each job; algorithms it calls cheap (O(batches) per run) count as free.
+
+    Parameters
+    ----------
+    jobs : list of dict
+        From :func:`expand`.
+    yes : bool
+        ``--yes``: the user accepts a long run.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``runs`` (or ``horizon`` for a single run), the estimate and
+        how to shorten it.
+    """
+    total, worst = 0.0, None
+    for job in jobs:
+        k = job.get("arms") or (len(job["means"]) if job.get("means") else None)
+        if k is None and job.get("instance_file"):
+            k = load_instance(job["instance_file"]).arms
+        per_run = run_cost(job["algorithm"], k or 2, float(job["horizon"]))  # K missing: refused later
+        total += per_run * float(job["runs"])
+        if worst is None or per_run > worst[0]:
+            worst = (per_run, job)
+    if worst is None or not worst[0]:
+        return
+    per_run, job = worst
+    field, value = ("runs", job["runs"]) if job["runs"] > 1 else ("horizon", job["horizon"])
+    what = (f"{len(jobs)} configuration(s), e.g. {job['runs']:,} run(s) of {job['algorithm']} "
+            f"at T = {float(job['horizon']):.3g} (≈ {resources.duration(per_run)} per run),")
+    resources.check_time(total, field, value, what, "lower --runs or --horizon", yes)
 
 
 def _is_dir_target(out, n_jobs):
@@ -153,6 +214,7 @@ def check_out(args, n_jobs):
     if out.parent.is_dir():
         check_out_file(out)  # writable directory; not a directory or device
     if not out.parent.is_dir():
+        probe(out.parent, "out", args.out)  # a regular file on the way: "… is not a directory"
         raise ConfigError("out", args.out, f"its directory {out.parent} does not exist "
                                            "(create it, or end --out with / for a directory)")
 
@@ -244,6 +306,7 @@ def _run(args, console):
         args.seed = secrets.randbits(63)
     jobs = expand(args)
     check_out(args, len(jobs))
+    check_cost(jobs, args.yes)
     rows = [None] * len(jobs)
     clock = CompileClock()
     try:

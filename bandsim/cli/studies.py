@@ -3,10 +3,15 @@ from pathlib import Path
 
 from ..errors import ConfigError, check_int
 from ..runner import MAX_HORIZON
-from ..studies.reproduce import reproduce
-from ..studies.sweep import sweep_file
+from ..studies.figures import FIGURES
+from ..studies.reproduce import figure_jobs, reproduce
+from ..studies.sweep import read_study, run_study
 from .common import SUMMARY_COLUMNS, command, one_int, plain, summary_table, wide_console
 from .results import formats
+from .run import check_cost
+
+#: Runs of a job that does not set them (:func:`bandsim.simulate`'s default).
+RUNS = 1000
 
 
 #: Larger studies print one line, not a table (``bandsim results DIR`` shows it).
@@ -27,6 +32,8 @@ def add_parsers(sub):
     rep.add_argument("--runs", type=one_int, default=None, help="override the paper's runs")
     rep.add_argument("--horizon", type=one_int, default=None, help="override the paper's T")
     rep.add_argument("--seed", type=one_int, default=1)
+    rep.add_argument("--yes", action="store_true",
+                     help="run even if the cost model estimates more than a day of work")
     rep.add_argument("--instance-file", default=None, help="instance file for real-data panels")
     rep.add_argument("--threads", type=one_int, default=None)
     _backend_args(rep)
@@ -38,6 +45,8 @@ def add_parsers(sub):
     sw.add_argument("--verify", action="store_true",
                     help="read and verify every stored result (default: files unchanged since "
                          "they were verified are answered by the directory's index)")
+    sw.add_argument("--yes", action="store_true",
+                    help="run even if the cost model estimates more than a day of work")
     _backend_args(sw)
 
 
@@ -83,7 +92,10 @@ def cmd_reproduce(args, console):
     if args.horizon is not None:
         args.horizon = check_int("horizon", args.horizon, 2, MAX_HORIZON)
     check_backend(args)
-
+    if args.figure in FIGURES:  # an unknown figure is refused by reproduce, in one line
+        jobs, _ = figure_jobs(FIGURES[args.figure], args.runs, args.horizon, args.seed,
+                              args.instance_file, args.threads)
+        check_cost([j for _, _, j in jobs], args.yes)
     rows, skipped = reproduce(args.figure, args.out, runs=args.runs, horizon=args.horizon,
                               seed=args.seed, instance_file=args.instance_file,
                               threads=args.threads, console=console,
@@ -104,9 +116,11 @@ def cmd_sweep(args, console):
     """``bandsim sweep STUDY.toml --out DIR``: run (or resume) a grid of simulations."""
     check_backend(args)
 
-    rows = sweep_file(args.study, args.out, console=console, backend=args.backend,
-                      scheduler=args.scheduler, overwrite=args.overwrite, verbose=args.verbose,
-                      verify=args.verify)
+    parsed = read_study(args.study)
+    check_cost([dict(j, runs=j.get("runs", RUNS)) for j in parsed[1]], args.yes)
+    rows = run_study(parsed, args.out, console=console, backend=args.backend,
+                     scheduler=args.scheduler, overwrite=args.overwrite, verbose=args.verbose,
+                     verify=args.verify)
     swept = [k for k in rows[0] if k not in ("job", "file", "key", "resumed", "seconds")
              and k not in SUMMARY_COLUMNS]  # every swept setting, as a column
     resumed = sum(bool(r["resumed"]) for r in rows)

@@ -8,6 +8,7 @@ moved against a previous board. See docs/suite.md.
 from ..errors import ConfigError
 from ..studies import board_compare
 from ..studies import leaderboard as lb
+from ..studies.plots import check_out_dir
 from ..studies.suite import SUITE_VERSION, run_suite
 from .common import command, one_int, plain, registers, wide_console
 
@@ -51,6 +52,7 @@ def cmd_suite(args, console):
             raise ConfigError("algorithms", args.algorithms, "give at least one algorithm name")
     out = args.out or f"suite-{SUITE_VERSION}" + ("-quick" if args.tier == "quick" else "")
     old = lb.read(args.compare) if args.compare is not None else None  # fail before any work
+    check_out_dir(out)  # a file, a full or read-only disk: refused before the suite runs
     rows, meta = run_suite(args.tier, algorithms=algorithms, runs=args.runs,
                            threads=args.threads, console=console, progress=args.progress)
     lb.rank_rows(rows)
@@ -59,7 +61,7 @@ def cmd_suite(args, console):
     show_cells = args.cells if args.cells is not None else len(rows) <= 200
     term = wide_console()
     term.print(f"[bold]{lb.title_of(meta)}[/]")
-    for line in lb.header_lines(meta):
+    for line in lb.header_lines(meta, rows):
         term.print(plain(line), highlight=False)
     for table in lb.rich_tables(lb.sections(rows, board, meta, cells=show_cells)):
         term.print(table)

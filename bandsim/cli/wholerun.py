@@ -17,7 +17,7 @@ none FAILs), or bad input (one line, before any work).
 import json
 import math
 
-from .. import wholerun
+from .. import resources, wholerun
 from ..errors import ConfigError
 from ..registry import algorithms, get_algorithm
 from .common import plain, strict_json, wide_console
@@ -60,6 +60,7 @@ def _settings(args, names):
             if eps is not None:
                 prm["epsilon"] = eps
             algo.resolve(_with_defaults(algo, prm), args.horizon)  # bad values fail here
+            resources.check_recording(algo.cost, args.horizon)  # the recorder fits, or one line
             rows.append((name, prm))
     return rows
 

@@ -24,11 +24,11 @@ Files written by :func:`write` into the output directory: ``leaderboard.md``,
 import html
 import json
 import math
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import confidence
+from ..atomic import write_parquet, write_text
 from ..errors import ConfigError
 from ..privacy.sampled import sampler_status
 
@@ -139,7 +139,7 @@ def board_rows(rows):
             sampled=_sampled(name, [r.get("sampled_verdict", "") for r in rs]),
             whole_run=whole,
             runs_min=min(r["runs"] for r in rs), runs_max=max(r["runs"] for r in rs),
-            seconds=sum(r["seconds"] for r in rs)))
+            confidence=confidence_text(rs), seconds=sum(r["seconds"] for r in rs)))
     order = trust_order(out)
     out.sort(key=lambda b: (b["failed"], order.index(b["trust"]),
                             b["mean_rank"] if not b["failed"] else 0.0, b["algorithm"]))
@@ -147,6 +147,18 @@ def board_rows(rows):
         b["position"] = (0 if b["failed"] else
                          1 + sum(o["trust"] == b["trust"] and not o["failed"] for o in out[:i]))
     return out
+
+
+def _conf(row):
+    x = row.get("confidence")
+    return None if x is None or x != x else float(x)
+
+
+def confidence_text(rows):
+    """The confidences rows ran at, e.g. ``0.1 (beta)``; ``—`` where none is declared."""
+    vals = sorted({(r.get("confidence_param") or "", r.get("confidence")) for r in rows
+                   if _conf(r) is not None}, key=lambda x: x[1])
+    return ", ".join(confidence.text(n or None, v) for n, v in vals) or "—"
 
 
 def _sampled(name, verdicts=()):
@@ -257,7 +269,8 @@ class Section:
 
 def board_section(trust, board):
     s = Section(f"{trust}" if trust != NONE_TRUST else "none (non-private references)",
-                ["#", "algorithm", "mean rank", "cells", "wins", "regret ÷ counterpart",
+                ["#", "algorithm", "mean rank", "cells", "wins", "confidence",
+                 "regret ÷ counterpart",
                  "per-batch privacy verdicts", "sampled audit", "whole-run audit", "runs",
                  "wall time"])
     for b in board:
@@ -270,7 +283,8 @@ def board_section(trust, board):
         runs = (f"{b['runs_min']:,}" if b["runs_min"] == b["runs_max"]
                 else f"{b['runs_min']:,}–{b['runs_max']:,}")
         s.rows.append([str(b["position"]), name_text(b), f"{b['mean_rank']:.2f}",
-                       str(b["cells"]), str(b["wins"]), ratio, board_verdict_text(b),
+                       str(b["cells"]), str(b["wins"]), b.get("confidence", "—"), ratio,
+                       board_verdict_text(b),
                        b.get("sampled", "unknown"), whole_run_text(b), runs,
                        _secs(b["seconds"])])
     return s
@@ -292,7 +306,7 @@ def failed_section(board):
 
 
 def cell_section(trust, rows):
-    s = Section(f"{trust}: every cell", ["cell", "rank", "algorithm", "runs",
+    s = Section(f"{trust}: every cell", ["cell", "rank", "algorithm", "confidence", "runs",
                                           "regret (mean ± 95 % CI)", "privacy cost",
                                           "verdict (exact vs claimed)", "s"], level=4)
     mine = [r for r in rows if r["trust"] == trust]
@@ -301,7 +315,8 @@ def cell_section(trust, rows):
     for r in mine:
         rank = ("FAIL: not ranked" if r.get("failed_audit") else "ref" if r["rank"] != r["rank"]
                 else f"{r['rank']:g}/{r['cell_size']}")
-        s.rows.append([r["cell"], rank, name_text(r), f"{r['runs']:,}", regret_text(r),
+        s.rows.append([r["cell"], rank, name_text(r), confidence_text([r]), f"{r['runs']:,}",
+                       regret_text(r),
                        cost_text(r), verdict_text(r), f"{r['seconds']:.2f}"])
     return s
 
@@ -331,7 +346,7 @@ def partial_line(meta):
             f"cover only those")
 
 
-def header_lines(meta):
+def header_lines(meta, rows=()):
     v = meta.get("versions", {})
     std = "standard" if meta.get("standard") else "NON-STANDARD (restricted or overridden)"
     eps = ", ".join(f"{e:g}" for e in meta["epsilons"])
@@ -344,7 +359,22 @@ def header_lines(meta):
         f"where taken); T ∈ {{{hor}}}; {meta['runs']:,} runs (O(T) engines ≤ "
         f"{meta['step_runs']:,}; costly runs cut to ≈ {meta['budget']:g} s per configuration); "
         f"wall time {_secs(meta['seconds'])} on {meta['threads']} thread(s)",
+        *confidence_lines(meta, rows),
     ] + [line for line in (partial_line(meta),) if line]
+
+
+def confidence_lines(meta, rows=()):
+    """The board's confidence line, and a warning per trust model whose ranking mixes them."""
+    c = meta.get("confidence")
+    out = [f"confidence {c:g} for every algorithm that declares one (DP-SE's β, Chowdhury & "
+           "Zhou's p; 'confidence' column)" if c is not None else
+           "confidence: each algorithm at its own default (suite version before 2026.12)"]
+    for trust in trust_order(rows):
+        w = confidence.mixed([dict(r, confidence=_conf(r))
+                              for r in rows if r["trust"] == trust])
+        if w:
+            out.append(f"{trust}: {w}")
+    return out
 
 
 LEGEND = (
@@ -445,31 +475,16 @@ def to_html(secs, title, lines):
 
 # ---------------------------------------------------------------- files
 
-def _atomic(path, write):
-    """Write ``path`` through a temporary file in the same folder, then rename."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _write_text(path, text):
-    _atomic(path, lambda p: Path(p).write_text(text, encoding="utf-8"))
+    write_text(path, text)  # atomic: a reader never sees half a board
 
 
 def _write_parquet(path, dict_rows, meta):
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     table = pa.Table.from_pylist(dict_rows) if dict_rows else pa.table({})
-    table = table.replace_schema_metadata({b"bandsim.suite": json.dumps(meta).encode()})
-    _atomic(path, lambda p: pq.write_table(table, p))
+    meta = {b"bandsim.suite": json.dumps(meta).encode()}
+    write_parquet(path, table.replace_schema_metadata(meta))
 
 
 def title_of(meta):
@@ -483,7 +498,7 @@ def write(out, rows, board, meta):
         raise ConfigError("out", str(out), "must be a directory (it is a file)")
     out.mkdir(parents=True, exist_ok=True)
     secs = sections(rows, board, meta)
-    title, lines = title_of(meta), header_lines(meta)
+    title, lines = title_of(meta), header_lines(meta, rows)
     paths = {k: out / n for k, n in (("md", "leaderboard.md"), ("html", "leaderboard.html"),
                                      ("rows", "rows.parquet"), ("board", "board.parquet"),
                                      ("json", "suite.json"))}

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import confidence
 from .._version import __version__
 from ..errors import ConfigError
 from .bounds import dp_lower_constant, lai_robbins_constant
@@ -235,6 +236,9 @@ def plot_rows(rows, files, out, *, x=None, by=None, facet=None, time_average=Fal
     footer = (f"{len(rows)} results; simulated with bandsim "
               f"{', '.join(sorted({str(r.get('version')) for r in rows}))}, {seed_text}"
               f" (drawn by bandsim {__version__})")
+    mixed = confidence.differing(rows)
+    if mixed:  # the curves ran at different confidences: the figure says which
+        footer += f"\nConfidences differ between curves: {mixed}."
     provenance(fig, title, footer)
     return save(fig, out, dpi=dpi, formats=formats)
 

@@ -14,7 +14,6 @@
   one column or the full width of a two-column paper at 100 % scale.
 - matplotlib is imported only when a figure is drawn.
 """
-import os
 import re
 import sys
 import textwrap
@@ -23,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .._version import __version__
-from ..atomic import save_figure
+from ..atomic import probe, save_figure
 from ..errors import ConfigError, check_int
 from ..results import Z95
 
@@ -138,18 +137,12 @@ def check_out_dir(out):
     ------
     ConfigError
         ``out`` exists and is not a directory, or its nearest existing parent
-        is not a writable directory.
+        is not a directory or refuses a probe write (:func:`bandsim.atomic.probe`).
     """
     p = Path(out)
     if p.exists() and not p.is_dir():
         raise ConfigError("out", str(out), "exists and is not a directory")
-    parent = p
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise ConfigError("out", str(out), f"{parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigError("out", str(out), f"{parent} is not writable")
+    probe(p, "out", str(out))  # a probe write: full, read-only, under a file (atomic.probe)
 
 
 def check_out_file(out):
@@ -167,11 +160,11 @@ def check_out_file(out):
     if p.is_dir() or str(out).endswith(("/", "\\")):
         raise ConfigError("out", str(out), "is a directory; give a file such as fig.png")
     if not p.parent.is_dir():
+        probe(p.parent, "out", str(out))  # a regular file on the way: "… is not a directory"
         raise ConfigError("out", str(out), f"its directory {p.parent} does not exist")
-    if not os.access(p.parent, os.W_OK | os.X_OK):
-        raise ConfigError("out", str(out), f"its directory {p.parent} is not writable")
     if p.exists() and not p.is_file():
         raise ConfigError("out", str(out), "exists and is not a regular file")
+    probe(p.parent, "out", str(out))  # a probe write: full, read-only (atomic.probe)
 
 
 def natural_key(label):

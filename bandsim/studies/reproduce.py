@@ -7,7 +7,7 @@ redraws from disk, and one with other settings (``--runs``, ``--horizon``,
 """
 from pathlib import Path
 
-from .. import registry
+from .. import confidence, registry
 from .._version import __version__
 from ..atomic import write_text
 from ..errors import ConfigError
@@ -294,6 +294,9 @@ def provenance_text(fig_spec, jobs, outcomes, seed):
               else f"{runs[0]:,}–{runs[-1]:,} runs per curve")
     title = f"{fig_spec.title}\n{t_text}, {r_text}"
     footer = f"{fig_spec.source}. Simulated with bandsim {__version__}, seed {seed}."
+    mixed = confidence.differing([o.summary for o in outcomes])
+    if mixed:  # the curves ran at different confidences: the figure says which
+        footer += f"\nConfidences differ between curves: {mixed}."
     return title, footer
 
 

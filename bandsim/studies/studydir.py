@@ -37,7 +37,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from ..atomic import remove_leftovers, sync, write_text
+from ..atomic import probe, remove_leftovers, sync, write_text
 from ..errors import ConfigError
 from .jobs import run_jobs
 from .store import (NOT_RESULTS, SEP, Entry, Interrupted, Outcome, StudyFailed, _show,
@@ -87,12 +87,13 @@ class StudyDir:
             return self
         if self.dir.exists() and not self.dir.is_dir():
             raise ConfigError("out", str(self.dir), "is a file, not a directory")
+        probe(self.dir)  # full, read-only, under a file: refused before a directory is made
         meta = self.dir / META
         try:
             meta.mkdir(parents=True, exist_ok=True)
-            probe = meta / f"probe.{os.getpid()}"
-            probe.write_bytes(b"")
-            probe.unlink()
+            check = meta / f"probe.{os.getpid()}"
+            check.write_bytes(b"")
+            check.unlink()
         except OSError as e:
             raise _unwritable(self.dir, e) from None
 

@@ -15,9 +15,10 @@ Instances
     log as Bernoulli arms with their click-through rates (Saito, Aihara,
     Matsutani & Narita, NeurIPS 2021 Datasets and Benchmarks), shipped as
     package data.
-Privacy and horizons
+Privacy, confidence and horizons
     ε ∈ {0.1, 0.5, 1, 4} (per batch/epoch, as each algorithm states it),
-    δ = 10⁻⁶ for algorithms that take a δ, T ∈ {10⁶, 10⁸}.
+    δ = 10⁻⁶ for algorithms that take a δ, confidence 0.1 for algorithms that
+    declare one (:data:`CONFIDENCE`), T ∈ {10⁶, 10⁸}.
 Seeds
     one root seed per instance × T (:func:`cell_seed`), shared by every
     algorithm and every ε: all algorithms see the same random instances, and
@@ -39,15 +40,21 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .. import registry
+from .. import confidence, registry
 from ..datasets import load_instance
 from ..errors import ConfigError, check_int
 from ..privacy.sampled import DRAWS, sampled
 from ..runner import prepare, versions
 
-SUITE_VERSION = "2026.11"
+SUITE_VERSION = "2026.12"
 #: δ given to every algorithm that declares a ``delta`` parameter.
 DELTA = 1e-6
+#: The confidence (failure probability) given to every algorithm that declares one
+#: (``Param.role == "confidence"``: DP-SE's β, Chowdhury & Zhou's p), so a cell compares
+#: algorithms, not confidences: p = 0.1 of Chowdhury & Zhou's experiments (ICLR 2023,
+#: Section 7). Version 2026.11 ran each at its paper's default (DP-SE at β = 1/T against
+#: p = 0.1), which ranked the central DP-SE behind the distributed Dist-DP-SE.
+CONFIDENCE = 0.1
 #: Engines whose cost per run grows linearly with T (one step per pull or round): the
 #: built-in ones whose algorithms declare ``cost="horizon"`` (kept for reports).
 STEP_ENGINES = ("per-step", "per-round")
@@ -209,6 +216,7 @@ class Job:
     epsilon: float = None
     delta: float = None
     role: str = "entry"  # or "counterpart" (run only as a reference)
+    confidence: float = None
 
 
 @dataclass
@@ -261,7 +269,9 @@ def plan(tier="quick", algorithms=None):
                     continue
                 eps = tier.epsilons if algo.param("epsilon") else (None,)
                 delta = DELTA if algo.param("delta") else None
-                out.jobs.extend(Job(name, inst, T, skip, seed, e, delta, role) for e in eps)
+                conf = CONFIDENCE if algo.confidence else None
+                out.jobs.extend(Job(name, inst, T, skip, seed, e, delta, role, conf)
+                                for e in eps)
     return out
 
 
@@ -269,9 +279,10 @@ def _why_skip(algo, tier, rewards, K, T):
     """The runs a configuration gets, or the reason it is skipped (str)."""
     if rewards not in algo.rewards:
         return f"supports {', '.join(algo.rewards)} rewards only, not {rewards}"
-    other = [p.name for p in algo.params if p.required and p.name not in ("epsilon", "delta")]
+    other = [p.name for p in algo.params if p.required and p.name not in ("epsilon", "delta")
+             and p is not algo.confidence]
     if other:
-        return f"requires {', '.join(other)} (the suite sets only ε and δ)"
+        return f"requires {', '.join(other)} (the suite sets only ε, δ and the confidence)"
     if T < K:
         return f"T = {T:g} < K = {K}"
     runs = min(tier.runs, tier.step_runs) if algo.cost == "horizon" else tier.runs
@@ -309,6 +320,7 @@ def run_job(job, threads=None, checkpoints=16, progress=None):
 
     kw, _, _ = job.instance.resolve()
     params = {k: v for k, v in (("epsilon", job.epsilon), ("delta", job.delta)) if v is not None}
+    params = confidence.apply(job.algorithm, {**params, confidence.KEY: job.confidence})
     t0 = time.perf_counter()
     prep = prepare(job.algorithm, horizon=job.horizon, runs=job.runs, seed=job.seed,
                    threads=threads, checkpoints=checkpoints, **kw, **params)
@@ -331,6 +343,8 @@ def row_of(job, res, seconds):
         epsilon=float("nan") if job.epsilon is None else float(job.epsilon),
         delta=float("nan") if job.delta is None else float(job.delta),
         horizon=int(job.horizon), runs=int(job.runs), seed=int(job.seed),
+        confidence=float("nan") if s["confidence"] is None else float(s["confidence"]),
+        confidence_param=s["confidence_param"] or "",
         regret_mean=s["regret_mean"], regret_ci95=s["regret_ci95"],
         regret_median=s["regret_median"], regret_sd=float(np.std(final, ddof=1)),
         seconds=float(seconds), counterpart=cp or "", counterpart_note=why,
@@ -514,7 +528,7 @@ def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console
         suite_version=SUITE_VERSION, tier=t.name, standard=standard,
         instances=[i.key for i in t.instances], epsilons=list(t.epsilons),
         horizons=list(t.horizons), runs=t.runs, step_runs=t.step_runs,
-        budget=t.budget, delta=DELTA, threads=threads,
+        budget=t.budget, delta=DELTA, confidence=CONFIDENCE, threads=threads,
         algorithms=list(algorithms) if algorithms is not None else None,
         skipped=p.skipped, errors=errors, seconds=time.perf_counter() - t0,
         jobs_done=len(rows), jobs_total=len(p.jobs),
@@ -552,6 +566,6 @@ def _progress(console, enabled):
                     TimeElapsedColumn(), console=console, transient=True)
 
 
-__all__ = ["ALL_INSTANCES", "COUNTERPARTS", "DELTA", "SAMPLED_BATCH", "SUITE_VERSION",
+__all__ = ["ALL_INSTANCES", "CONFIDENCE", "COUNTERPARTS", "DELTA", "SAMPLED_BATCH", "SUITE_VERSION",
            "STEP_ENGINES", "TIERS", "SuiteInstance", "Tier", "cell_seed", "counterpart",
            "package_instance", "plan", "run_suite", "sampled_columns"]

@@ -17,7 +17,9 @@ A study file has a ``[study]`` table of settings shared by every job and a
 
 Any :func:`bandsim.simulate` keyword may appear in either table. Parameters
 an algorithm does not take (ε for ``batch-se``) are dropped for it, and
-duplicates removed.
+duplicates removed. ``confidence`` sets every algorithm's confidence
+parameter, whatever its paper calls it (DP-SE's ``beta``, Chowdhury & Zhou's
+``p``; :mod:`bandsim.confidence`): a comparison at one confidence.
 
 Seeds: every job of the grid runs with the same root seed (``seed`` in
 ``[study]``), so algorithms compared on ``easy``/``hard`` see the same random
@@ -51,7 +53,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import registry
+from .. import confidence, registry
 from ..atomic import atomic_open, write_parquet
 from ..errors import ConfigError, check_int
 from .store import RUN_KEYS, dumps, exact, slot_name
@@ -161,6 +163,9 @@ def plan_grid(name, study, grid):
     grid = {k: v for k, v in grid.items() if k != "algorithm"}
     algos = [registry.get_algorithm(_no_bool("algorithm", a)) for a in algo_names]
     param_names = {p.name: p for a in algos for p in a.params}
+    conf = next((a.confidence for a in algos if a.confidence), None)
+    if conf is not None:  # every algorithm's confidence, under one name
+        param_names.setdefault(confidence.KEY, conf)
     for key in list(study) + list(grid):
         if key not in RUN_KEYS and key not in param_names:
             raise ConfigError(key, (study | grid)[key],
@@ -183,7 +188,7 @@ def plan_grid(name, study, grid):
     keys = list(grid)
     for algo in algos:
         for combo in itertools.product(*(grid[k] for k in keys)):
-            job = {**study, **dict(zip(keys, combo))}
+            job = confidence.apply(algo, {**study, **dict(zip(keys, combo))})
             job = {k: v for k, v in job.items() if k in RUN_KEYS or algo.param(k)}
             job["algorithm"] = algo.name
             key = json.dumps(job, sort_keys=True)
@@ -392,7 +397,7 @@ def run_study(parsed, out, *, console=None, backend="local", scheduler=None,
             o, outcomes[i] = outcomes[i], None  # keep one copy of each summary
             row = dict(job=e.slot, file=e.path.name, key=e.key, resumed=o.summary["resumed"],
                        seconds=o.summary.get("seconds"))
-            row.update({k: job.get(k) for k in swept})
+            row.update({k: job.get(k) for k in swept if k != confidence.KEY})  # from summary
             if rep is not None:
                 row["replicate"] = rep
             row.update({k: v for k, v in o.summary.items() if k not in row})

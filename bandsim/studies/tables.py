@@ -13,13 +13,15 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import confidence
 from ..atomic import atomic_open
 from ..errors import ConfigError
 from .store import Outcome, name_key, verify
 from .studydir import MANIFEST, StudyDir, listing, stat_matches
 
 #: Columns every row of ``bandsim results`` has, in order.
-BASE_COLUMNS = ("algorithm", "instance", "arms", "rewards", "sigma", "epsilon", "horizon",
+BASE_COLUMNS = ("algorithm", "instance", "arms", "rewards", "sigma", "epsilon", "confidence",
+                "horizon",
                 "runs", "seed", "regret_mean", "regret_ci95", "regret_median",
                 "time_avg_regret_mean", "time_avg_regret_ci95", "version", "file", "key")
 #: Columns a row has when its file lies in a study's directory (one with a ``study.json``):
@@ -120,7 +122,8 @@ def collect(directory, *, allow_missing=False, warn=None, full=False):
         rel = str(f.relative_to(d))
         row = dict(algorithm=s["algorithm"], instance=s["instance"], arms=s["arms"],
                    rewards=config.get("rewards"), sigma=config.get("sigma"),
-                   epsilon=s["epsilon"], horizon=s["horizon"], runs=s["runs"],
+                   epsilon=s["epsilon"], confidence=confidence.of_config(config)[1],
+                   horizon=s["horizon"], runs=s["runs"],
                    seed=config.get("seed"), **{c: s.get(c) for c in STATISTICS},
                    version=rec.get("version"), file=rel, key=k)
         row["params"] = config.get("params", {})
@@ -137,9 +140,9 @@ def collect(directory, *, allow_missing=False, warn=None, full=False):
     for r in rows:
         p = r.pop("params")
         row = {c: r.get(c) for c in extra}
-        row.update({c: r[c] for c in BASE_COLUMNS[:6]})
+        row.update({c: r[c] for c in BASE_COLUMNS[:7]})
         row.update({k: p.get(k) for k in params})
-        row.update({c: r[c] for c in BASE_COLUMNS[6:]})
+        row.update({c: r[c] for c in BASE_COLUMNS[7:]})
         if studies:
             study = studies.get(str(Path(r["file"]).parent))
             row.update(jobs_done=study and study["done"], jobs_total=study and study["total"])

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import registry
+from .. import registry, resources
 from ..errors import ConfigError, check_int
 from ..kernels import codes
 from ..kernels import record as R
@@ -535,6 +535,7 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0):
     if len(means) < 2 or not all(0.0 <= float(m) <= 1.0 for m in means):
         raise ConfigError("means", list(means), "at least two arm means, each in [0, 1]")
     resolved = algo.resolve(audit_params(algo, params), horizon)
+    resources.check_recording(algo.cost, horizon)  # before recording: fits the budget
     report = WholeRunReport(algo.name, resolved, int(horizon), "PASS")
 
     def done(verdict, reason=""):

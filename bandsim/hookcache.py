@@ -106,18 +106,19 @@ def reach_digest(fn):
         kernel sources; None when some reachable function has no source file
         (it cannot be keyed: do not cache).
     """
-    files, tops = set(), set()
+    files, tops = {}, set()
     for d in reachable(fn):
         path = Path(d.py_func.__code__.co_filename)
         if not path.is_file():
             return None
-        files.add(path.resolve())
-        top = (getattr(d.py_func, "__module__", None) or "").split(".")[0]
+        module = getattr(d.py_func, "__module__", None) or ""
+        files[path.resolve()] = f"{module}:{path.name}"  # not the path: the same code
+        top = module.split(".")[0]                        # elsewhere has the same key
         if top and top != "bandsim" and top in sys.modules:
             tops.add(top)
     h = hashlib.sha256(_jit.SOURCE_DIGEST.encode() + b"\0")
-    for f in sorted(files):
-        h.update(str(f).encode() + b"\0" + f.read_bytes() + b"\0")
+    for f, name in sorted(files.items(), key=lambda x: x[1]):
+        h.update(name.encode() + b"\0" + f.read_bytes() + b"\0")
     for top in sorted(tops):
         h.update(top.encode() + b"\0" + provenance.source_digest(top).encode() + b"\0")
     return h.hexdigest()[:20]
@@ -239,4 +240,5 @@ def _rekey(fn):
         fn._cache = NullCache()
 
 
-__all__ = ["declaration_reach", "enable_cache", "with_reach", "reach_digest", "reachable", "rekey_modules"]
+__all__ = ["declaration_reach", "enable_cache", "reach_digest", "reachable", "rekey_modules",
+           "with_reach"]

@@ -228,3 +228,26 @@ def test_the_audit_cache_key_sees_an_edited_plugin_law(tmp_path, monkeypatch):
         bandsim.registry.unregister("stale-probe-se", "stale-probe")
         for m in ("stale_plugin", "stale_helper"):
             sys.modules.pop(m, None)
+
+
+def test_the_reach_digest_does_not_depend_on_where_the_code_lies(tmp_path, monkeypatch):
+    """The same plug-in in two directories (two machines, two checkouts) has one digest, so
+    a study directory moved elsewhere resumes from its files."""
+    import importlib
+    import sys
+
+    digests = []
+    for where in ("one", "two"):
+        d = tmp_path / where
+        d.mkdir()
+        (d / "moved_a.py").write_text("import numba\nimport moved_b\n\n\n@numba.njit\n"
+                                      "def f(x):\n    return moved_b.g(x)\n")
+        (d / "moved_b.py").write_text("import numba\n\n\n@numba.njit\ndef g(x):\n"
+                                      "    return x\n")
+        for m in ("moved_a", "moved_b"):
+            sys.modules.pop(m, None)
+        monkeypatch.syspath_prepend(str(d))
+        digests.append(hookcache.reach_digest(importlib.import_module("moved_a").f))
+    for m in ("moved_a", "moved_b"):
+        sys.modules.pop(m, None)
+    assert digests[0] is not None and digests[0] == digests[1]

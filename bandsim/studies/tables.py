@@ -207,9 +207,9 @@ def partial_text(studies):
     """
     done = sum(s["done"] for s in studies.values())
     total = sum(s["total"] for s in studies.values())
-    if all(s["done"] == s["total"] for s in studies.values()):
+    if all(s["done"] >= s["total"] for s in studies.values()):
         return None
-    where = [k for k, s in studies.items() if s["done"] != s["total"]]
+    where = [k for k, s in studies.items() if s["done"] < s["total"]]
     return (f"{done:,} of {total:,} jobs"
             + (f" (partial: {', '.join(where[:3])}{' …' if len(where) > 3 else ''})"
                if len(studies) > 1 else ""))

@@ -42,8 +42,9 @@ Mechanism helpers
     :data:`codes` (kernel codes, ``codes.PLUGIN``).
 Laws and audits
     :class:`Law` (subclass it: ``logpmf(k)``), :class:`DiscreteLaplace`,
-    :class:`Skellam`, :class:`Binomial`; :func:`audit` (exact audit of an
-    algorithm's batch).
+    :class:`Skellam`, :class:`Binomial`; :func:`log_convolve` (the log of a
+    convolution of two laws given by their logs, exact in every tail: for a
+    ``release_logpmf``); :func:`audit` (exact audit of an algorithm's batch).
 
 What a plan is
     ``Algorithm.plan(params, arms, horizon)`` returns any object with
@@ -85,6 +86,7 @@ from .params import (BATCH_SIZE, BETA, DELTA, EPSILON, GROWTH, HALF_OVER_T, ONE_
                      REQUIRED, SCALE, Derived, Param)
 from .privacy.audit import audit, secagg_audit, secagg_audit_points
 from .privacy.participation import Release, laplace_participation, per_batch
+from .privacy.logconv import log_convolve
 from .privacy.pmf import Binomial, DiscreteGaussian, DiscreteLaplace, Law, Skellam
 from .registry import (Algorithm, Mechanism, get_algorithm, get_mechanism, register,
                        unregister)
@@ -113,7 +115,7 @@ __all__ = ["Algorithm", "audit", "audit_release", "BATCH_SIZE", "batch_size", "B
            "DELTA", "Derived", "DiscreteGaussian", "DiscreteLaplace", "EpisodicIndex",
            "EpisodicPlan", "EPSILON", "Exact", "get_algorithm", "get_mechanism", "GROWTH",
            "Guarantee", "HALF_OVER_T", "InsideEngine", "kernel_rewards", "laplace_claim",
-           "laplace_participation", "Law",
+           "laplace_participation", "Law", "log_convolve",
            "Mechanism", "mechanism_tables", "NoiseOnSum", "ONE_OVER_T", "P", "Param",
            "per_batch", "PerRoundThompson", "PerStep", "Plan", "plan_protocol", "provenance",
            "register", "Release", "REQUIRED", "SCALE", "secagg", "secagg_audit", "secagg_audit_points",

@@ -37,7 +37,7 @@ def of_entry_point(ep):
 
 def of_declarations(declarations):
     """Provenance of declarations registered at run time: their defining modules' code."""
-    mods = sorted({m for d in declarations for m in _modules_of(d)})
+    mods = sorted({m for d in declarations for m in modules_of(d)})
     tops = sorted({m.split(".")[0] for m in mods if not m.startswith("bandsim")})
     dists = sorted({name for top in tops for name in _dists_of(top)})
     h = hashlib.sha256()
@@ -48,7 +48,9 @@ def of_declarations(declarations):
                 sha256=h.hexdigest())
 
 
-def _modules_of(decl):
+def modules_of(decl):
+    """Names of the modules that define a declaration's callables (numba functions by their
+    Python function), or the declaration's class's module."""
     out = set()
     for value in vars(decl).values():
         values = value.values() if isinstance(value, dict) else [value]
@@ -107,4 +109,5 @@ def source_digest(top):
     return h.hexdigest()
 
 
-__all__ = ["RUN_TIME", "dist_name", "of_declarations", "of_entry_point", "source_digest"]
+__all__ = ["RUN_TIME", "dist_name", "modules_of", "of_declarations", "of_entry_point",
+           "source_digest"]

@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
-from . import provenance, validation
+from . import hookcache, provenance, validation
 from .errors import ConfigError
 from .guarantees import Guarantee
 from .params import CONFIDENCE, resolve
@@ -156,7 +156,7 @@ class Mechanism:
         ``secagg`` (the analyzer's view of the protocol, from ``noise_law``),
         ``laplace-sum`` (Lap(fpar[0]) on a sum, drawn by bandsim's own kernel),
         ``shuffle`` (the binary summation's count), ``release`` (a release
-        family's declared ``release_law``) or None.
+        family's declared ``release_logpmf`` or ``release_law``) or None.
         """
         if self.family == "secagg" and self.noise_law is not None:
             return "secagg"
@@ -164,7 +164,7 @@ class Mechanism:
             return "laplace-sum"
         if self.family == "shuffle" and self.kind is Guarantee.APPROX and not self.kernels:
             return "shuffle"
-        if self.family == "release" and getattr(self, "release_law", None) is not None:
+        if self.family == "release" and validation.release_laws(self):
             return "release"
         return None
 
@@ -394,7 +394,7 @@ def _commit(new, source):
         table = _MECHANISMS if kind == "mechanism" else _ALGORITHMS
         replaced |= kind == "mechanism" and table.get(d.name) not in (None, d)
         table[d.name] = d
-        _ORIGINS[(kind, d.name)] = dict(source)
+        _ORIGINS[(kind, d.name)] = hookcache.with_reach(source, d, BUILTIN)
     if replaced:
         _changed()
 
@@ -495,8 +495,8 @@ def origin(name, kind="algorithm"):
     """Provenance of a registered declaration (dict).
 
     Keys: ``distribution`` (``bandsim (built-in)`` for built-ins), ``version``,
-    ``entry_point`` (plug-ins loaded from one), ``modules`` and ``sha256`` (the
-    SHA-256 of the sources of the plug-in's modules).
+    ``entry_point`` (plug-ins loaded from one), ``modules``, ``sha256`` (of their
+    sources) and ``reach`` (plug-ins: :func:`bandsim.hookcache.declaration_reach`).
     """
     _load()
     return dict(_ORIGINS.get((kind, name), dict(distribution="unknown")))

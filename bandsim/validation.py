@@ -6,9 +6,9 @@ is invalid: must lie in (0, 1)``, raised by :func:`bandsim.register` before
 anything is registered.
 """
 import math
-import sys
 
 from .errors import ConfigError
+from .hookcache import enable_cache, rekey_modules
 from .kernels import codes, hooks
 from .params import CONFIDENCE, REQUIRED, Derived, Param
 
@@ -30,6 +30,8 @@ def check(decl, mechanisms, *, kernel_keys, reward_models, costs, compile_hooks=
     """
     if not isinstance(decl.name, str) or not decl.name or decl.name != decl.name.strip():
         raise ConfigError("name", decl.name, "must be a non-empty string")
+    if compile_hooks:  # a plug-in: no cache of its code may outlive an edit of what it calls
+        rekey_modules(decl)
     if hasattr(decl, "plan"):
         _check_algorithm(decl, mechanisms, reward_models, costs, compile_hooks)
     else:
@@ -58,10 +60,16 @@ def _check_mechanism(m, kernel_keys, compile_hooks):
         raise ConfigError(f"{who} kernels", m.kernels,
                           f"code=codes.{code_name or 'RELEASE'} needs the plug-in's kernels "
                           f"(e.g. {_keys_text(kernel_keys)})")
-    if m.family == "release" and getattr(m, "release_law", None) is None:
-        raise ConfigError(f"{who} release_law", None,
-                          "a release mechanism declares its exact output law "
-                          "release_law(n, k, fpar) -> (values, probs)")
+    if m.family == "release":
+        given = release_laws(m)
+        if len(given) != 1:
+            raise ConfigError(f"{who} release_logpmf", given or None,
+                              "a release mechanism declares its exact output law once: "
+                              "release_logpmf(n, k, fpar) -> (values, log-probabilities) "
+                              "or release_law(n, k, fpar) -> (values, probs)")
+        if not callable(getattr(m, given[0])):
+            raise ConfigError(f"{who} {given[0]}", getattr(m, given[0]),
+                              "must be callable (n, k, fpar)")
     if hooked or m.kernels:
         code = codes.PLUGIN_CODES.get(m.family)
         if code is not None and m.code != code:
@@ -98,7 +106,7 @@ _PLUGIN_CODE_NAMES = {codes.PLUGIN: "PLUGIN", codes.PLUGIN_SUM: "PLUGIN_SUM",
 
 def _compile_kernel(where, key, fn):
     """Compile a plug-in kernel as the first-class hook the engines call (cached on disk
-    where Numba can locate its source)."""
+    under the digest of everything it reaches, :mod:`bandsim.hookcache`)."""
     enable_cache(fn)
     try:
         hooks.as_hook(key, fn)
@@ -106,21 +114,10 @@ def _compile_kernel(where, key, fn):
         raise ConfigError(where, getattr(fn, "__name__", fn), str(e)) from None
 
 
-def enable_cache(fn):
-    """Cache a plug-in's numba function on disk where Numba can locate its source (best
-    effort; before its first compilation, which is then saved)."""
-    if (not hasattr(fn, "enable_caching") or fn.signatures
-            or type(getattr(fn, "_cache", None)).__name__ != "NullCache"):
-        return  # not a dispatcher, compiled already, or caching already
-    module = sys.modules.get(getattr(fn.py_func, "__module__", None))
-    source = getattr(module, "__file__", None) or ""
-    if (not source.endswith(".py") or source != fn.py_func.__code__.co_filename
-            or fn.py_func.__closure__):
-        return  # not a module-level function of an imported file (exec'd, a closure)
-    try:
-        fn.enable_caching()
-    except Exception:  # no file (exec'd code, a notebook) or no writable location
-        pass
+def release_laws(m):
+    """The exact-law fields a release mechanism declares: a sublist of
+    ``["release_logpmf", "release_law"]`` (one is required)."""
+    return [f for f in ("release_logpmf", "release_law") if getattr(m, f, None) is not None]
 
 
 def _keys_text(kernel_keys):
@@ -235,4 +232,4 @@ def check_hook(where, fn, argtypes, text, compile_now=True):
         raise ConfigError(where, fn.__name__, f"returns {ret}, must be {text}")
 
 
-__all__ = ["check", "check_hook", "check_params", "enable_cache"]
+__all__ = ["check", "check_hook", "check_params", "enable_cache", "release_laws"]

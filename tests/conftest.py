@@ -1,5 +1,7 @@
 import os
+import re
 import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +17,30 @@ ALPHA = 1e-3
 
 #: The SecAgg-family mechanisms of Chowdhury & Zhou (registered names).
 SECAGG_NAMES = ("dist-dp", "dist-rdp", "dist-cdp", "central", "local", "dist-dp-shuffle")
+
+
+def doc_example(marker, module="docs_example"):
+    """Run the ```python block of docs/plugins.md that contains ``marker``, as written;
+    its namespace."""
+    doc = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
+    block = next(b for b in re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)
+                 if marker in b)
+    ns = {"__name__": module}
+    exec(compile(block, str(doc), "exec"), ns)
+    return ns
+
+
+def numba_cache_dir(src_dir):
+    """Where Numba caches the functions of the files in ``src_dir``: under
+    ``NUMBA_CACHE_DIR`` (``numba.core.config.CACHE_DIR``) when it is set, else in the
+    ``__pycache__`` beside them (numba.core.caching's locators, in that order)."""
+    from numba.core import config
+    from numba.core.caching import _CacheLocator
+
+    if config.CACHE_DIR:
+        return Path(config.CACHE_DIR) / _CacheLocator.get_suitable_cache_subpath(
+            str(Path(src_dir) / "any.py"))
+    return Path(src_dir) / "__pycache__"
 
 
 @pytest.fixture

@@ -12,11 +12,9 @@
   cache by a later process (times printed, not asserted).
 """
 import os
-import re
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -29,19 +27,15 @@ from bandsim.kernels import codes
 from bandsim.mechanisms.release import ReleaseBatch
 from bandsim.privacy.sampled import ALPHA, g_test
 from bandsim.registry import get_mechanism, unregister
+from tests.conftest import doc_example, numba_cache_dir
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
 RR_NAMES = ("rr", "rr-se", "rr-weak", "rr-weak-se", "rr-blind", "rr-blind-se")
 
 
 @pytest.fixture(scope="module")
 def rr():
     """Example (e) of docs/plugins.md, as written."""
-    block = next(b for b in re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
-                 if "def rr_law" in b)
-    ns = {"__name__": "docs_rr_example"}
-    exec(compile(block, str(DOC), "exec"), ns)
-    yield ns
+    yield doc_example("def rr_logpmf", "docs_rr_example")
     unregister(*RR_NAMES)
 
 
@@ -155,7 +149,7 @@ def _mech(**kw):
      "does not compile"),
     (dict(code=codes.PLUGIN), "code", "101"),
     (dict(family="release", code=codes.RELEASE, kernels={"release": _sum_noise}),
-     "release_law", "exact output law"),
+     "release_logpmf", "exact output law"),
 ])
 def test_bad_kernel_declarations_are_refused_at_registration(change, field, words):
     with pytest.raises(ConfigError) as e:
@@ -224,5 +218,6 @@ def test_a_plugin_mechanism_is_served_by_the_disk_cached_engine(tmp_path):
         outs.append(regret)
     print(f"first simulate of a plug-in mechanism: {times[0]:.2f} s, then {times[1]:.2f} s")
     assert outs[0] == outs[1]
-    cached = list((tmp_path / "__pycache__").glob("cache_probe_plugin.coin-*.nbi"))
-    assert cached, sorted(p.name for p in (tmp_path / "__pycache__").iterdir())
+    where = numba_cache_dir(tmp_path)  # NUMBA_CACHE_DIR when set, else __pycache__
+    cached = list(where.glob("cache_probe_plugin.coin-*.nbi"))
+    assert cached, sorted(p.name for p in where.iterdir()) if where.is_dir() else where

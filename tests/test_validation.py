@@ -176,7 +176,10 @@ def test_a_mechanism_family_with_its_own_hook_needs_no_kernels():
             "@numba.njit")
     refused(DataDependent(**base, release=sum_noise), "release='sum_noise'", "does not compile")
     refused(DataDependent(**base, release=release, code=codes.PLUGIN), "code=100", "102")
-    refused(DataDependent(**{**base, "release_law": None}, release=release), "release_law=None")
+    refused(DataDependent(**{**base, "release_law": None}, release=release),
+            "release_logpmf=None", "exact output law once")
+    refused(DataDependent(**base, release_logpmf=law, release=release),  # both: which one?
+            "release_logpmf=['release_logpmf', 'release_law']", "once")
     decl = bandsim.register(DataDependent(**base, release=release))
     try:
         assert registry.get_mechanism("val-release").release is release

@@ -37,8 +37,8 @@ from ..errors import ConfigError
 from ..studies.plotdir import plot_rows
 from ..studies.plots import FORMATS, check_figure_options, check_out_file
 from ..studies.store import dumps, result_files
-from ..studies.tables import (STATISTICS, aggregate, collect,  # noqa: F401 (re-exported)
-                              consolidate)
+from ..studies.tables import (JOB_COLUMNS, STATISTICS, aggregate,  # noqa: F401 (re-exported)
+                              collect, consolidate, partial_text)
 from .common import command, plain, wide_console
 
 #: ``--help`` descriptions of ``results`` and ``plot``.
@@ -168,16 +168,19 @@ def varying(rows, columns):
     return [c for c in columns if len({json.dumps(r.get(c)) for r in rows}) > 1]
 
 
-def _table_spec(rows):
-    """Title, caption, headers, left-justified flags and cells of the results table."""
+def _table_spec(rows, partial=None):
+    """Title, caption, headers, left-justified flags and cells of the results table
+    (``partial``: "k of n jobs" of a partial study, stated in the title)."""
     fixed = ("algorithm", "instance", "arms")
-    skip = set(fixed) | set(STATISTICS) | {"file", "key", "version", "job", "panel", "label",
-                                           "replicate_sd"}
+    skip = set(fixed) | set(STATISTICS) | set(JOB_COLUMNS) | {
+        "file", "key", "version", "job", "panel", "label", "replicate_sd"}
     cols = [c for c in rows[0] if c not in skip]
     show = varying(rows, cols)
     same = {c: rows[0][c] for c in cols if c not in show and rows[0][c] is not None}
     over = ("replicates" if any((r.get("replicates") or 1) > 1 for r in rows) else "runs")
     title = f"final pseudo-regret (mean ± 95% CI over {over})"
+    if partial:
+        title = f"PARTIAL STUDY, {partial} done: {title}"
     caption = "\n".join(x for x in (", ".join(f"{k}={_fmt(v)}" for k, v in same.items()),
                                      confidence.mixed(rows)) if x) or None
     lead = [c for c in ("panel", "label", "job") if c in rows[0]]
@@ -189,13 +192,16 @@ def _table_spec(rows):
     return title, caption, headers, left, cells
 
 
-def results_table(rows):
+def results_table(rows, partial=None):
     """A rich table: fixed columns, then every setting that varies between rows.
 
     Parameters
     ----------
     rows : list of dict
         From :func:`collect`.
+    partial : str, optional
+        "k of n jobs" of a partial study (:func:`bandsim.studies.tables.partial_text`),
+        stated in the title.
 
     Returns
     -------
@@ -203,7 +209,7 @@ def results_table(rows):
     """
     from rich.table import Table
 
-    title, caption, headers, left, cells = _table_spec(rows)
+    title, caption, headers, left, cells = _table_spec(rows, partial)
     t = Table(title=title, caption=plain(caption) if caption else None)
     for c, lj in zip(headers, left):
         t.add_column(c, justify="left" if lj else "right")
@@ -216,20 +222,22 @@ def results_table(rows):
 PLAIN_ROWS = 1000
 
 
-def plain_table(rows):
+def plain_table(rows, partial=None):
     """The results table as plain aligned text (any number of rows, fast).
 
     Parameters
     ----------
     rows : list of dict
         From :func:`bandsim.studies.tables.collect` (or merged by ``aggregate``).
+    partial : str, optional
+        As :func:`results_table`.
 
     Returns
     -------
     str
         The title, the header and one line per row, columns padded to width.
     """
-    title, caption, headers, left, cells = _table_spec(rows)
+    title, caption, headers, left, cells = _table_spec(rows, partial)
     widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
 
     def line(vals):
@@ -251,18 +259,44 @@ def _fmt(v, spec="g"):
     return str(v)
 
 
+def warn_partial(console, directory, rows):
+    """Print "warning: DIR is a partial study: k of n jobs done" (stderr) when it is one;
+    return the "k of n jobs" text or None.
+
+    Parameters
+    ----------
+    console : rich.console.Console
+    directory : path
+    rows : bandsim.studies.tables.Rows
+        From :func:`collect`.
+
+    Returns
+    -------
+    str or None
+    """
+    partial = partial_text(rows.studies) if getattr(rows, "studies", None) else None
+    if partial:
+        console.print(f"[yellow]warning:[/] {plain(str(directory))} is a partial study: "
+                      f"{plain(partial)} done; what follows covers only those (rerun the study "
+                      "to complete it)", highlight=False, soft_wrap=True)
+    return partial
+
+
 @command
 def cmd_results(args, console):
     if args.consolidate:
         probe(args.dir, "dir")  # a full or read-only disk is refused before the files are read
-        path, n = consolidate(args.dir, allow_missing=args.allow_missing,
-                              warn=lambda m: console.print(f"[yellow]warning:[/] {plain(m)}",
-                                                           highlight=False))
+        path, n, rows = consolidate(args.dir, allow_missing=args.allow_missing,
+                                    warn=lambda m: console.print(
+                                        f"[yellow]warning:[/] {plain(m)}", highlight=False),
+                                    with_rows=True)
+        warn_partial(console, args.dir, rows)
         console.print(f"wrote {path} ({n:,} runs)", highlight=False)
         return 0
     rows = collect(args.dir, allow_missing=args.allow_missing, full=args.verify,
                    warn=lambda m: console.print(f"[yellow]warning:[/] {plain(m)}",
                                                 highlight=False))
+    partial = warn_partial(console, args.dir, rows)
     if not args.per_file:
         rows = aggregate(rows)
         if all(r["replicates"] == 1 for r in rows):
@@ -278,9 +312,9 @@ def cmd_results(args, console):
             w.writerow({k: ("" if v is None else v) for k, v in r.items()})
         sys.stdout.write(buf.getvalue())
     elif len(rows) > PLAIN_ROWS:
-        sys.stdout.write(plain_table(rows))
+        sys.stdout.write(plain_table(rows, partial))
     else:
-        wide_console().print(results_table(rows))
+        wide_console().print(results_table(rows, partial))
     return 0
 
 
@@ -314,7 +348,8 @@ def plot_directory(directory, out=None, *, time_average=False, xscale=None, ysca
     allow_missing : bool
         Skip damaged result files (each named through ``warn``) instead of failing.
     warn : callable(str), optional
-        Receives one line per skipped file.
+        Receives one line per skipped file, and one if the study is partial
+        (its figure's title then says "PARTIAL STUDY: k of n jobs").
 
     Returns
     -------
@@ -332,10 +367,13 @@ def plot_directory(directory, out=None, *, time_average=False, xscale=None, ysca
     if out is not None:
         check_out_file(out)
     rows = collect(d, allow_missing=allow_missing, warn=warn)
+    partial = partial_text(rows.studies) if rows.studies else None
+    if partial and warn is not None:
+        warn(f"{d} is a partial study: {partial} done; the figure shows only those and says so")
     files = {str(f.relative_to(d)): f for f in result_files(d)}
     return plot_rows(rows, files, target, x=x, by=by, facet=facet, time_average=time_average,
                      xscale=xscale, yscale=yscale, overlay=overlay, dpi=dpi, formats=formats,
-                     width=width)
+                     width=width, partial=partial)
 
 
 @command

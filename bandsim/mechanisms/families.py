@@ -99,9 +99,9 @@ class DataDependent(Mechanism):
 
     Give ``name``, ``summary``, ``source``, ``trust``, ``batch`` (returning a
     :class:`bandsim.mechanisms.release.ReleaseBatch`), ``release`` and
-    ``release_law``. The elimination engine runs it on binary rewards; the
-    exact audit (:func:`bandsim.privacy.release.audit_release`) reads
-    ``release_law`` and ``bandsim audit --sampled`` tests the hook's own
+    ``release_logpmf`` (or ``release_law``). The elimination engine runs it on binary
+    rewards; the exact audit (:func:`bandsim.privacy.release.audit_release`) reads
+    that law and ``bandsim audit --sampled`` tests the hook's own
     draws against it.
 
     Attributes
@@ -112,9 +112,18 @@ class DataDependent(Mechanism):
         ``fpar`` (an int64 result is cast). Compiled against this signature
         when a plug-in registers; the engines call it as the kernel hook
         ``release`` (:mod:`bandsim.kernels.hooks`).
+    release_logpmf : callable (n, k, fpar) -> (values float64 (V,), logprobs float64 (V,))
+        The exact law of ``release`` in log space (values strictly
+        increasing, natural-log probabilities whose exponentials sum to 1;
+        −inf for a value the release never takes). Preferred: the exact audit
+        works in log space throughout, so tails far below 10⁻³⁰⁸ (randomized
+        response at n ≳ 550) keep their exact ratios.
     release_law : callable (n, k, fpar) -> (values float64 (V,), probs float64 (V,))
-        The exact law of ``release`` (values strictly increasing, probs
-        summing to 1).
+        The same law as probabilities (values strictly increasing, probs
+        summing to 1); give one of the two. A probability that underflows to
+        0 (or is subnormal) where the neighbouring law's is not cannot be
+        audited: the audit then reports a lower bound (INCONCLUSIVE), never
+        an ε = inf from underflow.
 
     Raises
     ------
@@ -128,6 +137,7 @@ class DataDependent(Mechanism):
     float_safe: bool = True  # the view is the finite discrete law release_law declares
     release: Callable = None
     release_law: Callable = None
+    release_logpmf: Callable = None
 
     hooks = {"release": RELEASE_SIGNATURE}
 

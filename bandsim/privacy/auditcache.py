@@ -7,8 +7,11 @@ study. The outcome of each distinct audit is kept as one small JSON file in
 the cache directory (``$BANDSIM_CACHE_DIR``, else ``$XDG_CACHE_HOME/bandsim``,
 else ``~/.cache/bandsim``; under ``audits/``), named by the SHA-256 of its key:
 the mechanism, the algorithm, the batch's parameters (its ``repr``), the fold
-limit, the bandsim version and the SHA-256 of the sources that compute an
-audit (this package and the mechanism's module). Any edit of that code is
+limit, the bandsim version, the SHA-256 of the sources that compute an
+audit (this package and the mechanism's module) and, for a plug-in's
+mechanism, the digests of its code and of everything its Numba code reaches
+(``sha256`` and ``reach`` of :func:`bandsim.registry.origin`: its exact law,
+e.g. ``release_logpmf``, is the plug-in's code). Any edit of that code is
 another key, so a stale answer is never read. ``BANDSIM_CACHE_DIR=off``
 disables the cache; a cache that cannot be read or written is ignored.
 """
@@ -18,6 +21,7 @@ import os
 import sys
 from pathlib import Path
 
+from .. import registry
 from .._version import __version__
 from ..atomic import write_text
 
@@ -60,8 +64,9 @@ def audit_key(mechanism, audit, batch, algorithm, fold_max):
     :func:`bandsim.privacy.audit.audit_of`); its module's source is part of the key.
     """
     module = getattr(audit, "__module__", "") or ""
+    origin = registry.origin(mechanism, "mechanism")  # a plug-in's law is its own code
     text = json.dumps([mechanism, algorithm, repr(batch), fold_max, __version__,
-                       _source_digest(module)])
+                       _source_digest(module), origin.get("sha256"), origin.get("reach")])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

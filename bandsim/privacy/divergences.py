@@ -2,7 +2,10 @@
 
 - :func:`max_log_ratio` — sup log P/Q, the exact pure-DP ε of a pair;
 - :func:`renyi` — D_α(P‖Q) in log space (α up to 64 and beyond);
-- :func:`hockey_stick` — δ(ε) = Σ max(0, P − e^ε Q).
+- :func:`hockey_stick` — δ(ε) = Σ max(0, P − e^ε Q), summed in log space.
+
+Every one works on log-probabilities throughout: a ratio of two finite
+log-probabilities is finite however far both lie below the smallest float.
 
 Supports are aligned by :func:`_aligned` (ℤ_m; the union of complete windows;
 the intersection when a window is a truncation). Entries a truncated pmf
@@ -93,10 +96,13 @@ def hockey_stick(p, q, epsilon):
     live = a > -np.inf
     a, r = a[live], a[live] - b[live]
     eps = np.atleast_1d(np.asarray(epsilon, np.float64))
-    out = np.empty(len(eps))
-    for i, e in enumerate(eps):
+    out = np.zeros(len(eps))
+    from scipy import special  # scipy.special loads only when a divergence is computed
+
+    for i, e in enumerate(eps):  # in log space: log δ = logsumexp(log P + log(1 − e^{ε − r}))
         sel = r > e
-        out[i] = float(np.sum(np.exp(a[sel]) * -np.expm1(e - r[sel])))
+        if sel.any():
+            out[i] = float(np.exp(special.logsumexp(a[sel] + np.log(-np.expm1(e - r[sel])))))
     return out if np.ndim(epsilon) else float(out[0])
 
 

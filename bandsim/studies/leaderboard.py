@@ -335,6 +335,17 @@ def skipped_section(meta):
     return sec
 
 
+def partial_line(meta):
+    """"PARTIAL BOARD: k of n jobs …" when fewer configurations gave a row than were
+    planned (failed or skipped while running), else None."""
+    done, total = meta.get("jobs_done"), meta.get("jobs_total")
+    if done is None or total is None or done >= total:
+        return None
+    return (f"PARTIAL BOARD: {done:,} of {total:,} jobs gave a result ({total - done:,} "
+            f"failed or were skipped while running: see the Skipped table); cells and ranks "
+            f"cover only those")
+
+
 def header_lines(meta, rows=()):
     v = meta.get("versions", {})
     std = "standard" if meta.get("standard") else "NON-STANDARD (restricted or overridden)"
@@ -349,7 +360,7 @@ def header_lines(meta, rows=()):
         f"{meta['step_runs']:,}; costly runs cut to ≈ {meta['budget']:g} s per configuration); "
         f"wall time {_secs(meta['seconds'])} on {meta['threads']} thread(s)",
         *confidence_lines(meta, rows),
-    ]
+    ] + [line for line in (partial_line(meta),) if line]
 
 
 def confidence_lines(meta, rows=()):

@@ -54,7 +54,7 @@ _SHORT = {"epsilon": "ε", "delta": "δ", "scale": "s", "beta": "β", "growth": 
 #: Row keys that are not settings (never grouped on, never in a label).
 NOT_SETTINGS = {"regret_mean", "regret_ci95", "regret_median", "time_avg_regret_mean",
                 "time_avg_regret_ci95", "version", "file", "key", "job", "panel", "label",
-                "runs", "seed"}
+                "runs", "seed", "jobs_done", "jobs_total"}
 
 
 def _fmt(v):
@@ -127,7 +127,7 @@ def check_plot_options(rows, *, x=None, by=None, facet=None, overlay=(), yscale=
 
 def plot_rows(rows, files, out, *, x=None, by=None, facet=None, time_average=False,
               xscale=None, yscale="linear", overlay=(), dpi=300, formats=("png", "pdf"),
-              width=None, load=None):
+              width=None, load=None, partial=None):
     """Draw the results of a directory (module docstring).
 
     Parameters
@@ -151,6 +151,9 @@ def plot_rows(rows, files, out, *, x=None, by=None, facet=None, time_average=Fal
     width : {"column", "page"}, optional
     load : callable (Path) -> Outcome, optional
         Reader of a stored result (default :func:`bandsim.studies.store.load_outcome`).
+    partial : str, optional
+        "k of n jobs" of a partial study: the title's first line says
+        "PARTIAL STUDY: k of n jobs".
 
     Returns
     -------
@@ -227,6 +230,8 @@ def plot_rows(rows, files, out, *, x=None, by=None, facet=None, time_average=Fal
              f"T = {' / '.join(count_text(h) for h in horizons)}, "
              f"{runs[0]:,}{'–' + format(runs[-1], ',') if len(runs) > 1 else ''} runs per "
              f"{'point' if x else 'curve'}")
+    if partial:
+        title = f"PARTIAL STUDY: {partial} done\n{title}"
     seed_text = (f"seed {seeds[0]}" if len(seeds) == 1 else f"{len(seeds)} seeds")
     footer = (f"{len(rows)} results; simulated with bandsim "
               f"{', '.join(sorted({str(r.get('version')) for r in rows}))}, {seed_text}"

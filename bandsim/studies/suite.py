@@ -358,7 +358,9 @@ def audit_columns(privacy, private):
 
     ``verdict`` is ``PASS``/``FAIL`` (the exact audit of the largest batch
     ran), ``not audited`` (an exact audit exists but was too costly at
-    simulation time: ``audit_command`` reproduces it), ``not auditable`` (the
+    simulation time: ``audit_command`` reproduces it; or it could give only a
+    lower bound below the claim, INCONCLUSIVE, e.g. a law declared as
+    probabilities that underflow: the verdict in ``audit_note``), ``not auditable`` (the
     mechanism has no exact audit) or ``n/a`` (non-private). ``whole_run_verdict``
     is ``config["privacy"]["whole_run"]``'s (:mod:`bandsim.wholerun`: PASS,
     FAIL, not auditable; ``not recorded`` for a result made before it existed),
@@ -381,7 +383,9 @@ def audit_columns(privacy, private):
         return out
     out["audit_command"] = a.get("command", "")
     out["audit_batch_size"] = int(a.get("batch_size", 0))
-    if "verdict" in a:
+    if str(a.get("verdict", "")).startswith("INCONCLUSIVE"):  # only a lower bound below
+        out.update(verdict="not audited", audit_note=a["verdict"])  # the claim: no FAIL
+    elif "verdict" in a:
         out.update(verdict="PASS" if a.get("passed") else "FAIL",
                    audit_quantity=a.get("quantity", ""), audit_exact=float(a["exact"]),
                    audit_claimed=float(a["claimed"]),
@@ -478,7 +482,9 @@ def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console
         One per configuration (:func:`row_of`).
     meta : dict
         Suite version, tier, the standard set, skipped configurations with
-        their reasons, errors, total wall time.
+        their reasons, errors, total wall time; ``jobs_done`` of
+        ``jobs_total`` planned configurations gave a row (the board says
+        "PARTIAL" when fewer).
 
     Raises
     ------
@@ -525,6 +531,7 @@ def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console
         budget=t.budget, delta=DELTA, confidence=CONFIDENCE, threads=threads,
         algorithms=list(algorithms) if algorithms is not None else None,
         skipped=p.skipped, errors=errors, seconds=time.perf_counter() - t0,
+        jobs_done=len(rows), jobs_total=len(p.jobs),
         versions=versions(), counterparts=dict(COUNTERPARTS),
         created=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     )

@@ -8,6 +8,7 @@ pandas and polars read directly (schema: docs/results.md, "consolidated");
 :func:`load` returns a study as one table.
 """
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -16,13 +17,16 @@ from .. import confidence
 from ..atomic import atomic_open
 from ..errors import ConfigError
 from .store import Outcome, name_key, verify
-from .studydir import StudyDir, listing, stat_matches
+from .studydir import MANIFEST, StudyDir, listing, stat_matches
 
 #: Columns every row of ``bandsim results`` has, in order.
 BASE_COLUMNS = ("algorithm", "instance", "arms", "rewards", "sigma", "epsilon", "confidence",
                 "horizon",
                 "runs", "seed", "regret_mean", "regret_ci95", "regret_median",
                 "time_avg_regret_mean", "time_avg_regret_ci95", "version", "file", "key")
+#: Columns a row has when its file lies in a study's directory (one with a ``study.json``):
+#: the study's result files found and verified, and the jobs its manifest records.
+JOB_COLUMNS = ("jobs_done", "jobs_total")
 #: The statistics of the final pseudo-regret, named as in ``Result.summary()``,
 #: ``run --json``, ``summary.json`` and the suite (docs/results.md, "One vocabulary").
 STATISTICS = ("regret_mean", "regret_ci95", "regret_median", "time_avg_regret_mean",
@@ -111,6 +115,7 @@ def collect(directory, *, allow_missing=False, warn=None, full=False):
     d = Path(directory)
     found = scan(d, allow_missing=allow_missing, warn=warn, full=full)
     names = _names_from_json(d)
+    studies = study_jobs(d, found)
     rows = []
     for f, k, rec in found:
         s, config = rec["summary"], rec["config"]
@@ -125,18 +130,89 @@ def collect(directory, *, allow_missing=False, warn=None, full=False):
         row.update(names.get(rel, {}))
         rows.append(row)
     if not rows:
-        raise ConfigError("dir", str(directory), "holds no bandsim result file")
+        total = sum(s["total"] for s in studies.values())
+        raise ConfigError("dir", str(directory), "holds no bandsim result file" + (
+            f" (a study of {total:,} jobs, 0 of {total:,} done: rerun it)" if total else ""))
     params = sorted({k for r in rows for k in r["params"]} - {"epsilon"})
     extra = [c for c in ("panel", "label", "job") if any(c in r for r in rows)]
-    out = []
+    out = Rows()
+    out.studies = studies
     for r in rows:
         p = r.pop("params")
         row = {c: r.get(c) for c in extra}
         row.update({c: r[c] for c in BASE_COLUMNS[:7]})
         row.update({k: p.get(k) for k in params})
         row.update({c: r[c] for c in BASE_COLUMNS[7:]})
+        if studies:
+            study = studies.get(str(Path(r["file"]).parent))
+            row.update(jobs_done=study and study["done"], jobs_total=study and study["total"])
         out.append(row)
     return out
+
+
+class Rows(list):
+    """The rows of :func:`collect`, and ``studies``: {study directory (relative, ``.`` for
+    the top) → ``{"done": k, "total": n}``} of every study directory found."""
+
+    studies = {}
+
+
+def study_jobs(directory, found):
+    """How complete each study under ``directory`` is: result files found against jobs asked.
+
+    A study's directory (``sweep --out``, ``reproduce``'s figure directories)
+    records in its manifest (``study.json``, :mod:`bandsim.studies.studydir`)
+    the number of jobs of the study; a study killed, or whose files were
+    deleted or damaged (and skipped), holds fewer verified result files.
+
+    Parameters
+    ----------
+    directory : path
+    found : list of (Path, str, dict)
+        From :func:`scan`.
+
+    Returns
+    -------
+    dict
+        {study directory relative to ``directory`` (``"."`` for itself) →
+        ``{"done": k, "total": n}``}; only directories with a manifest that
+        records its jobs.
+    """
+    d = Path(directory)
+    counts = {}
+    for path, _, _ in found:
+        counts[path.parent] = counts.get(path.parent, 0) + 1
+    out = {}
+    for sub in sorted(set(counts) | {d} | {m.parent for m in d.rglob(MANIFEST)}):
+        try:
+            total = json.loads((sub / MANIFEST).read_text()).get("jobs")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(total, int) and not isinstance(total, bool):
+            out[str(sub.relative_to(d))] = {"done": counts.get(sub, 0), "total": total}
+    return out
+
+
+def partial_text(studies):
+    """``"6 of 24 jobs"`` (summed over studies) when some study is partial, else None.
+
+    Parameters
+    ----------
+    studies : dict
+        :attr:`Rows.studies` (:func:`study_jobs`).
+
+    Returns
+    -------
+    str or None
+    """
+    done = sum(s["done"] for s in studies.values())
+    total = sum(s["total"] for s in studies.values())
+    if all(s["done"] >= s["total"] for s in studies.values()):
+        return None
+    where = [k for k, s in studies.items() if s["done"] < s["total"]]
+    return (f"{done:,} of {total:,} jobs"
+            + (f" (partial: {', '.join(where[:3])}{' …' if len(where) > 3 else ''})"
+               if len(studies) > 1 else ""))
 
 
 #: Columns that differ between replicates of one configuration.
@@ -247,7 +323,7 @@ def _run_tables(directory, rows):
         yield pa.table(cols)
 
 
-def consolidate(directory, *, allow_missing=False, warn=None):
+def consolidate(directory, *, allow_missing=False, warn=None, with_rows=False):
     """Write every run of every result under ``directory`` to ``DIR/consolidated.parquet``.
 
     One row per (result file, run): the file's settings (the columns of
@@ -262,6 +338,9 @@ def consolidate(directory, *, allow_missing=False, warn=None):
     path : Path
     runs : int
         Rows written.
+    rows : Rows
+        Only with ``with_rows``: the :func:`collect` rows (their ``studies``
+        say whether the study is partial).
 
     Raises
     ------
@@ -277,13 +356,33 @@ def consolidate(directory, *, allow_missing=False, warn=None):
         for t in _run_tables(d, rows):
             if writer is None:
                 schema = t.schema.with_metadata({b"bandsim.consolidated": json.dumps(
-                    {"format": 1, "files": len(rows)}).encode()})
+                    _consolidated_meta(rows)).encode()})
                 writer = pq.ParquetWriter(f, schema, write_page_checksum=True,
                                           compression="zstd")
             writer.write_table(t.cast(writer.schema))
             n += t.num_rows
         writer.close()
-    return path, n
+    return (path, n, rows) if with_rows else (path, n)
+
+
+def _consolidated_meta(rows):
+    """What a consolidated file holds: every result file with its key, and the studies'
+    jobs. :func:`load` uses the file only while the directory holds exactly these."""
+    return {"format": 2, "files": len(rows), "keys": {r["file"]: r["key"] for r in rows},
+            "studies": getattr(rows, "studies", {})}
+
+
+def _consolidated_current(path, rows):
+    """True when ``path`` (a consolidated file) holds exactly the results ``rows`` name:
+    the same files with the same keys, none deleted, added or changed since."""
+    import pyarrow.parquet as pq
+
+    try:
+        meta = json.loads((pq.read_schema(path).metadata or {})[b"bandsim.consolidated"])
+    except (OSError, KeyError, ValueError, TypeError):  # unreadable or older: rebuild
+        return False
+    return (isinstance(meta, dict) and meta.get("keys") == {r["file"]: r["key"] for r in rows}
+            and meta.get("studies") == getattr(rows, "studies", {}))
 
 
 def load(directory, *, level="job", allow_missing=False):
@@ -298,14 +397,21 @@ def load(directory, *, level="job", allow_missing=False):
         --per-file --json``: every setting, ``regret_mean``, ``regret_ci95``, …,
         ``file``, ``key``). ``run``: one row per run of every file (the
         consolidated schema, docs/results.md), read through
-        :mod:`pyarrow.dataset` from ``DIR/consolidated.parquet`` when it is
-        newer than every result, else built in memory.
+        :mod:`pyarrow.dataset` from ``DIR/consolidated.parquet`` when it
+        holds exactly the result files the directory holds now (same files,
+        same keys: never the runs of a deleted or changed file), else built
+        in memory.
     allow_missing : bool
         Skip damaged files instead of refusing.
 
     Returns
     -------
     pyarrow.Table
+        In a study's directory it has the columns ``jobs_done`` and
+        ``jobs_total`` (:data:`JOB_COLUMNS`), and its schema metadata
+        ``bandsim.jobs`` (JSON: ``done``, ``total``, ``partial`` and each
+        study's counts); a partial study also gives a :class:`UserWarning`
+        "partial study: k of n jobs".
 
     Raises
     ------
@@ -318,14 +424,32 @@ def load(directory, *, level="job", allow_missing=False):
         raise ConfigError("level", level, "must be job or run")
     d = Path(directory)
     rows = collect(d, allow_missing=allow_missing)
+    partial = partial_text(rows.studies) if rows.studies else None
+    if partial:
+        warnings.warn(f"{d} is a partial study: {partial} done; the table holds only "
+                      "those (rerun the study to complete it)", UserWarning, stacklevel=3)
     if level == "job":
-        return _table(rows, list(rows[0]))
+        return _with_jobs(_table(rows, list(rows[0])), rows.studies, partial)
     cons = d / CONSOLIDATED
     if cons.exists():
         newest = max((d / r["file"]).stat().st_mtime_ns for r in rows)
-        if cons.stat().st_mtime_ns >= newest:
+        if cons.stat().st_mtime_ns >= newest and _consolidated_current(cons, rows):
             import pyarrow.dataset as ds
 
-            return ds.dataset(cons, format="parquet").to_table()
+            return _with_jobs(ds.dataset(cons, format="parquet").to_table(), rows.studies,
+                              partial)
     tables = list(_run_tables(d, rows))
-    return pa.concat_tables(tables, promote_options="permissive")
+    return _with_jobs(pa.concat_tables(tables, promote_options="permissive"), rows.studies,
+                      partial)
+
+
+def _with_jobs(table, studies, partial):
+    """``table`` with the studies' completeness in its schema metadata ``bandsim.jobs``."""
+    if not studies:
+        return table
+    jobs = {"done": sum(s["done"] for s in studies.values()),
+            "total": sum(s["total"] for s in studies.values()),
+            "partial": bool(partial), "studies": studies}
+    meta = dict(table.schema.metadata or {})
+    meta[b"bandsim.jobs"] = json.dumps(jobs).encode()
+    return table.replace_schema_metadata(meta)

@@ -79,6 +79,21 @@ def batched_sum(rng, x_sum, m, tau):
     The shuffler's count of ones is ``x_sum + B`` with B drawn by
     :func:`noise_ones` (one Binomial draw); same distribution as
     :func:`per_user_sum`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    x_sum : int64
+        The users' true number of ones, in [0, m].
+    m : int64
+        Users in the batch (≥ 1).
+    tau : float64
+        τ = 96 log(2/δ)/ε².
+
+    Returns
+    -------
+    float64
+        The debiased estimate of Σ x_i (ones).
     """
     return analyzer(x_sum + noise_ones(rng, m, tau), m, tau)
 
@@ -147,6 +162,11 @@ def batch_estimate(rng, rcode, rpar, n, tau, rec, run, t0, arm):
         A recorder (``None`` in a simulation) and what it logs
         (:func:`kernels.protocols.batch_estimate`): the true count of ones is the
         release's statistic.
+
+    Returns
+    -------
+    float64
+        The analyzer's estimate of the batch's reward sum (reward units).
     """
     k = rbits(rng, rec, run, t0, arm, rcode, rpar, n)
     return release(rec, run, t0 + n, arm, n, LAW_BATCH, 0, k, tau, batched_sum(rng, k, n, tau))

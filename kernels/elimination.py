@@ -150,6 +150,31 @@ def eliminate(est, active, k, width, t, elim_row):
     Compacts ``active[:k]`` in place (order kept), records ``t`` in
     ``elim_row`` for the removed arms and returns the new number of active
     arms (the best arm always stays, since width ≥ 0).
+
+    Parameters
+    ----------
+    est : float64 (K,)
+        Estimates per arm (any common unit: means or sums).
+    active : int64 (K,)
+        Active arms in pull order; the first ``k`` are used, compacted in place.
+    k : int64
+        Active arms.
+    width : float64
+        Elimination threshold, in the unit of ``est`` (≥ 0).
+    t : int64
+        Time recorded for the removed arms.
+    elim_row : int64 (K,)
+        Elimination times, updated in place.
+
+    Returns
+    -------
+    int64
+        The new number of active arms.
+
+    References
+    ----------
+    Sajed (MSc thesis 2019), Algorithm 9 line 20; Chowdhury & Zhou (ICLR 2023),
+    Algorithm 1 line 12.
     """
     best = est[active[0]]
     for j in range(1, k):

@@ -55,13 +55,21 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm):
         The arm's reward parameters.
     n : int64
         Users in the batch.
-    fpar : float64 (F,), ipar : int64 (I,)
-        Mechanism parameters for this batch size.
+    fpar : float64 (F,)
+        Mechanism parameters for this batch size (``LAPLACE``: [scale], the
+        Laplace scale in reward units; ``SHUFFLE_BINARY``: [τ]).
+    ipar : int64 (I,)
+        Integer parameters (SecAgg codes: [g, τ, m]).
     rec : kernels.record.Recorder or None
         ``None`` in a simulation; a recorder in the whole-run privacy audit
         (the batch's rewards and its release go through :mod:`kernels.record`).
     run, t0, arm : int64
         The run, the pulls before the batch and the arm (what a recorder logs).
+
+    Returns
+    -------
+    float64
+        The analyzer's estimate of the batch's reward sum (reward units).
 
     Raises
     ------

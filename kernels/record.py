@@ -219,13 +219,22 @@ def recorder(mode, capacity, block=-1, y=0.0, seed=0, frozen=None, blocks=None, 
     capacity : int
         Releases it can hold (blocks: ``blocks``, default the same).
     block : int
-        The changed user's block (−1: none); ``y`` its reward.
+        The changed user's block (−1: none).
+    y : float
+        That user's reward, in [0, 1].
     seed : int
         Seed of the release hooks' own generator.
     mirror : bool
         Mirror every reward but the changed user's, x → 1 − x.
     frozen : float64 (F,), optional
         ``REPLAY``: the recorded values.
+    blocks : int, optional
+        Blocks it can hold (default ``capacity``).
+
+    Returns
+    -------
+    Recorder
+        Counts at zero, logs zeroed.
     """
     blocks = capacity if blocks is None else blocks
     return Recorder(np.int64(mode), np.int64(block), np.float64(y), bool(mirror),

@@ -19,7 +19,26 @@ from .codes import BLOCKS, ROUND_ROBIN
 
 @jit
 def stage_pulls(order, j, k, n, u):
-    """Pulls of the j-th active arm after the first ``u`` pulls of a stage (int64)."""
+    """Pulls of the j-th active arm after the first ``u`` pulls of a stage (int64).
+
+    Parameters
+    ----------
+    order : int
+        ``ROUND_ROBIN`` or ``BLOCKS``.
+    j, k, n, u : int64
+        Position of the arm in pull order, active arms, pulls per arm in the
+        stage, pulls of the stage made so far (0 ≤ u ≤ k n).
+
+    Returns
+    -------
+    int64
+        The arm's pulls among the first u.
+
+    Raises
+    ------
+    ValueError
+        For an unknown pull order code.
+    """
     if order == ROUND_ROBIN:
         full = u // k
         rem = u - full * k
@@ -46,6 +65,11 @@ def stage_regret(order, active, k, n, gaps, u):
         Active arms, pulls per arm in the stage, pulls made so far (u ≤ k n).
     gaps : float64 (K,)
         Suboptimality gaps Δ_a of the run.
+
+    Returns
+    -------
+    float64
+        Σ_j Δ_{active[j]} · pulls of arm j among the first u (reward units).
     """
     r = 0.0
     for j in range(k):
@@ -58,8 +82,33 @@ def fill_checkpoints(out, checkpoints, ci, t0, t1, regret0, order, active, k, n,
     """Write pseudo-regret at every checkpoint in (t0, t1] of one stage.
 
     ``out[c]`` receives the regret at time ``checkpoints[c]`` for ``c ≥ ci``
-    while ``checkpoints[c] ≤ t1``. Returns the index of the first checkpoint
-    not yet written.
+    while ``checkpoints[c] ≤ t1``.
+
+    Parameters
+    ----------
+    out : float64 (C,)
+        Pseudo-regret at the checkpoints, written in place.
+    checkpoints : int64 (C,)
+        Increasing times.
+    ci : int64
+        Index of the first checkpoint not yet written.
+    t0, t1 : int64
+        The stage starts after pull t0; checkpoints up to t1 are written.
+    regret0 : float64
+        Pseudo-regret at time t0.
+    order : int
+        ``ROUND_ROBIN`` or ``BLOCKS``.
+    active : int64 (K,)
+        Indices of the active arms in pull order; the first ``k`` are used.
+    k, n : int64
+        Active arms, pulls per arm in the stage.
+    gaps : float64 (K,)
+        Suboptimality gaps Δ_a of the run.
+
+    Returns
+    -------
+    int64
+        The index of the first checkpoint not yet written.
     """
     nc = checkpoints.shape[0]
     while ci < nc and checkpoints[ci] <= t1:
@@ -70,7 +119,28 @@ def fill_checkpoints(out, checkpoints, ci, t0, t1, regret0, order, active, k, n,
 
 @jit
 def fill_linear(out, checkpoints, ci, t0, regret0, gap):
-    """Write regret for a single arm pulled from time t0 on, at all remaining checkpoints."""
+    """Write regret for a single arm pulled from time t0 on, at all remaining checkpoints.
+
+    Parameters
+    ----------
+    out : float64 (C,)
+        Pseudo-regret at the checkpoints, written in place.
+    checkpoints : int64 (C,)
+        Increasing times.
+    ci : int64
+        Index of the first checkpoint not yet written.
+    t0 : int64
+        Time from which the arm is pulled.
+    regret0 : float64
+        Pseudo-regret at time t0.
+    gap : float64
+        The arm's suboptimality gap.
+
+    Returns
+    -------
+    int64
+        C (every checkpoint written).
+    """
     nc = checkpoints.shape[0]
     while ci < nc:
         out[ci] = regret0 + (checkpoints[ci] - t0) * gap
@@ -86,6 +156,34 @@ def advance(out, checkpoints, ci, t, u, regret, order, active, k, n, gaps, pulls
     ``pulls`` (int64 (K,)) and returns ``(ci, regret)`` after them. With
     ``u = k n`` this is a whole stage; with ``u = T − t`` the stage cut by the
     horizon.
+
+    Parameters
+    ----------
+    out : float64 (C,)
+        Pseudo-regret at the checkpoints, written in place.
+    checkpoints : int64 (C,)
+        Increasing times.
+    ci : int64
+        Index of the first checkpoint not yet written.
+    t, u : int64
+        Time before the stage and pulls to account (u ≤ k n).
+    regret : float64
+        Pseudo-regret at time t.
+    order : int
+        ``ROUND_ROBIN`` or ``BLOCKS``.
+    active : int64 (K,)
+        Indices of the active arms in pull order; the first ``k`` are used.
+    k, n : int64
+        Active arms, pulls per arm in the stage.
+    gaps : float64 (K,)
+        Suboptimality gaps Δ_a of the run.
+    pulls : int64 (K,)
+        N_a so far, updated in place.
+
+    Returns
+    -------
+    tuple of (int64, float64)
+        The next checkpoint index and the pseudo-regret at time t + u.
     """
     ci = fill_checkpoints(out, checkpoints, ci, t, t + u, regret, order, active, k, n, gaps)
     for j in range(k):
@@ -95,7 +193,32 @@ def advance(out, checkpoints, ci, t, u, regret, order, active, k, n, gaps, pulls
 
 @jit
 def commit(out, checkpoints, ci, t, horizon, regret, arm, gaps, pulls):
-    """Pull ``arm`` from time ``t`` to the horizon: checkpoints and N_a(T)."""
+    """Pull ``arm`` from time ``t`` to the horizon: checkpoints and N_a(T).
+
+    Parameters
+    ----------
+    out : float64 (C,)
+        Pseudo-regret at the checkpoints, written in place.
+    checkpoints : int64 (C,)
+        Increasing times.
+    ci : int64
+        Index of the first checkpoint not yet written.
+    t, horizon : int64
+        Current time and T (nothing happens if t ≥ T).
+    regret : float64
+        Pseudo-regret at time t.
+    arm : int64
+        The arm pulled until T.
+    gaps : float64 (K,)
+        Suboptimality gaps.
+    pulls : int64 (K,)
+        N_a so far, updated in place.
+
+    Returns
+    -------
+    int64
+        The next checkpoint index.
+    """
     if t < horizon:
         pulls[arm] += horizon - t
         ci = fill_linear(out, checkpoints, ci, t, regret, gaps[arm])
@@ -104,7 +227,17 @@ def commit(out, checkpoints, ci, t, horizon, regret, arm, gaps, pulls):
 
 @jit
 def start_run(active, pulls, elim_row):
-    """Reset one run's state: every arm active (in index order), N_a = 0, never eliminated."""
+    """Reset one run's state: every arm active (in index order), N_a = 0, never eliminated.
+
+    Parameters
+    ----------
+    active : int64 (K,)
+        Set to 0, 1, …, K − 1.
+    pulls : int64 (K,)
+        Set to 0.
+    elim_row : int64 (K,)
+        Set to −1 (never eliminated).
+    """
     for a in range(active.shape[0]):
         active[a] = a
         pulls[a] = 0

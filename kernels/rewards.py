@@ -147,6 +147,19 @@ def draw(rng, code, par):
     :func:`clipped_gaussian`; categorical: one uniform against the
     cumulative probabilities (:func:`categorical_draw`).
 
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    code : int
+        Reward model code (``BERNOULLI``, ``CLIPPED_GAUSSIAN`` or ``CATEGORICAL``).
+    par : float64 (P,)
+        The arm's parameter row, see the module docstring.
+
+    Returns
+    -------
+    float64
+        One reward, in [0, 1].
+
     Raises
     ------
     ValueError
@@ -214,7 +227,25 @@ def binary_batch_sum(rng, code, par, n):
 
 @jit
 def reward_mean(code, par):
-    """E[X] of one arm's reward from its parameter row (float64)."""
+    """E[X] of one arm's reward from its parameter row.
+
+    Parameters
+    ----------
+    code : int
+        Reward model code.
+    par : float64 (P,)
+        The arm's parameter row, see the module docstring.
+
+    Returns
+    -------
+    float64
+        The mean reward, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        For an unknown reward model code.
+    """
     if code == BERNOULLI:
         return par[0]
     if code == CLIPPED_GAUSSIAN:

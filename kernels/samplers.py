@@ -96,6 +96,7 @@ def polya(rng, r, beta):
 
     Parameters
     ----------
+    rng : numpy.random.Generator
     r : float
         Shape, 0 < r < ∞.
     beta : float
@@ -122,6 +123,17 @@ def polya(rng, r, beta):
 def geometric_failures(rng, q):
     """Failures before the first success (int64), success probability q.
 
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    q : float
+        Success probability in [2^−46, 1].
+
+    Returns
+    -------
+    int64
+        The number of failures, ≥ 0.
+
     Raises
     ------
     ValueError
@@ -135,6 +147,18 @@ def geometric_failures(rng, q):
 @jit
 def discrete_laplace(rng, q):
     """One Lap_Z(b) draw (int64); ``q = 1 − e^{−1/b}`` ∈ [2^−46, 1].
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    q : float
+        1 − e^{−1/b} ∈ [2^−46, 1] (compute it as ``-math.expm1(-1/b)``).
+
+    Returns
+    -------
+    int64
+        The draw: the difference of two geometric failure counts
+        (Chowdhury & Zhou (ICLR 2023), Definition 4, Appendix G.2).
 
     Raises
     ------
@@ -163,6 +187,7 @@ def discrete_laplace_sum(rng, n, q):
 
     Parameters
     ----------
+    rng : numpy.random.Generator
     n : int
         n ≥ 0 (n = 0 is the empty sum, 0, and draws nothing).
     q : float
@@ -187,6 +212,18 @@ def discrete_laplace_sum(rng, n, q):
 def skellam(rng, mu):
     """One Sk(0, 2 mu) draw (int64): Poisson(mu) − Poisson(mu), 0 < mu ≤ 2^52.
 
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    mu : float
+        Poisson mean of each half, in (0, 2^52]; the variance is 2 mu
+        (Chowdhury & Zhou (ICLR 2023), Definition 5).
+
+    Returns
+    -------
+    int64
+        The draw.
+
     Raises
     ------
     ValueError
@@ -203,6 +240,7 @@ def discrete_gaussian(rng, sigma2):
 
     Parameters
     ----------
+    rng : numpy.random.Generator
     sigma2 : float
         σ², 0 < σ² ≤ 2^90 (variance parameter of the pmf ∝ exp(−x²/2σ²)).
 
@@ -226,7 +264,21 @@ def discrete_gaussian(rng, sigma2):
 @jit_inline
 def laplace_draw(rng, scale):
     """Lap(scale) by ``Generator.laplace`` (float64): every Laplace draw of the SVT and
-    per-round Thompson engines, so that the sampled audit runs the same function."""
+    per-round Thompson engines, so that the sampled audit runs the same function.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    scale : float
+        Laplace scale b > 0, in the units of the statistic the draw is added to
+        (b = Δ/ε for sensitivity Δ: Dwork, McSherry, Nissim & Smith (TCC 2006)).
+
+    Returns
+    -------
+    float64
+        One draw of density e^{−|x|/b}/(2b); 0 for b = 0. The scale is not
+        checked (a hot-loop draw): the caller derives it from a validated ε.
+    """
     return rng.laplace(0.0, scale)
 
 

@@ -74,7 +74,26 @@ from .samplers import (discrete_gaussian, discrete_laplace, discrete_laplace_sum
 
 @jit
 def analyze(y, n, g, tau, m):
-    """Analyzer A (Algorithm 3): decode ŷ ∈ Z_m into reward units (float64)."""
+    """Analyzer A (Algorithm 3): decode ŷ ∈ Z_m into reward units (float64).
+
+    Parameters
+    ----------
+    y : int64
+        The (noisy, modular) aggregate ŷ ∈ {0, …, m − 1}, encoded units.
+    n : int64
+        Users in the batch.
+    g : int64
+        Precision of the encoding.
+    tau : int64
+        Accuracy τ of the window [−τ, n g + τ].
+    m : int64
+        Modulus, m = n g + 2τ + 1.
+
+    Returns
+    -------
+    float64
+        The representative of y in [−τ, n g + τ], divided by g (reward units).
+    """
     if y > n * g + tau:
         return (y - m) / g
     return y / g
@@ -84,8 +103,25 @@ def analyze(y, n, g, tau, m):
 def user_noise(rng, mech, n, fpar):
     """One user's noise η_i (int64) for mechanism ``mech`` in a batch of n.
 
-    Raises ``ValueError`` for an unknown ``mech`` or invalid noise parameters
-    (:mod:`kernels.samplers`).
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    mech : int
+        Mechanism code, ``DIST_DP`` … ``DIST_DP_SHUFFLE`` (2–7).
+    n : int64
+        Users in the batch (≥ 1).
+    fpar : float64 (F,)
+        Noise parameters of ``mech`` (see the module docstring).
+
+    Returns
+    -------
+    int64
+        η_i, encoded units (Chowdhury & Zhou (ICLR 2023), Theorems 1, 2, 4–6).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``mech`` or invalid noise parameters (:mod:`kernels.samplers`).
     """
     if mech == DIST_DP or mech == DIST_DP_SHUFFLE:
         r = 1.0 / n
@@ -108,7 +144,26 @@ def total_noise(rng, mech, n, fpar):
     Pólya pairs sum to Lap_Z(g/ε) (Fact 1); Skellams sum to a Skellam;
     n discrete Laplaces sum to NB(n, q) − NB(n, q); the discrete Gaussian sum
     is approximated by one N_Z(0, Σσ²) (see the module docstring).
-    Raises ``ValueError`` for an unknown ``mech`` or invalid noise parameters.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    mech : int
+        Mechanism code, ``DIST_DP`` … ``DIST_DP_SHUFFLE`` (2–7).
+    n : int64
+        Users in the batch (≥ 1).
+    fpar : float64 (F,)
+        Noise parameters of ``mech`` (see the module docstring).
+
+    Returns
+    -------
+    int64
+        Σ η_i, encoded units.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``mech`` or invalid noise parameters.
     """
     if mech == DIST_DP or mech == DIST_DP_SHUFFLE:
         return discrete_laplace(rng, fpar[0])
@@ -188,7 +243,9 @@ def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm):
     mech : int
         Mechanism code (``DIST_DP`` … ``DIST_DP_SHUFFLE``).
     rcode : int
-        Reward model code; rpar : float64 (P,) the arm's parameters.
+        Reward model code.
+    rpar : float64 (P,)
+        The arm's reward parameters.
     n : int64
         Users in the batch, l(b).
     fpar : float64 (F,)
@@ -199,6 +256,20 @@ def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm):
         A recorder (``None`` in a simulation and in the sampled audit) and what it
         logs (:func:`kernels.protocols.batch_estimate`): the encoded sum Σ x̂ is the
         release's true statistic (encoded units, tag g).
+
+    Returns
+    -------
+    float64
+        The analyzer's estimate of the batch's reward sum (reward units).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``mech`` or invalid noise parameters.
+
+    References
+    ----------
+    Chowdhury & Zhou (ICLR 2023), Algorithms 2, 3 and eq. (3).
     """
     x = rencoded(rng, rec, run, t0, arm, rcode, rpar, n, ipar[0])
     return release(rec, run, t0 + n, arm, n, LAW_BATCH, ipar[0], x, fpar[0],
@@ -207,7 +278,38 @@ def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm):
 
 @jit
 def per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
-    """Same as :func:`batched_estimate`, every user simulated (the per-user twin)."""
+    """Same as :func:`batched_estimate`, every user simulated (the per-user twin).
+
+    Every user draws her reward, encodes it, adds her own noise η_i and
+    reduces mod m; S sums mod m; A decodes. O(n) draws; the same law as the
+    batched path (exactly, except ``DIST_CDP``, see the module docstring).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    mech : int
+        Mechanism code (``DIST_DP`` … ``DIST_DP_SHUFFLE``).
+    rcode : int
+        Reward model code.
+    rpar : float64 (P,)
+        The arm's reward parameters.
+    n : int64
+        Users in the batch (≥ 1).
+    fpar : float64 (F,)
+        Noise parameters.
+    ipar : int64 (3,)
+        Precision g, accuracy τ and modulus m.
+
+    Returns
+    -------
+    float64
+        The analyzer's estimate of the batch's reward sum (reward units).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``mech`` or invalid noise parameters.
+    """
     g, m = ipar[0], ipar[2]
     yhat = np.int64(0)
     for _ in range(n):

@@ -43,7 +43,32 @@ class Shard(NamedTuple):
 
 
 def make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret, out_pulls, out_elim):
-    """A :class:`Shard` with the scalar fields as int64 (one compiled type for all)."""
+    """A :class:`Shard` with the scalar fields as int64 (one compiled type for all).
+
+    Parameters
+    ----------
+    gaps : float64 (R, K)
+        Suboptimality gaps of each run's instance.
+    rcode : int
+        Reward model code.
+    rpar : float64 (R, K, P)
+        Reward parameters.
+    horizon : int
+        T.
+    checkpoints : int64 (C,)
+        Increasing times in [1, T].
+    out_regret : float64 (R, C)
+        Output: pseudo-regret at the checkpoints.
+    out_pulls : int64 (R, K)
+        Output: N_a(T).
+    out_elim : int64 (R, K)
+        Output: elimination times (−1: never).
+
+    Returns
+    -------
+    Shard
+        The NamedTuple (arrays shared, not copied).
+    """
     return Shard(gaps, np.int64(rcode), rpar, np.int64(horizon), checkpoints, out_regret,
                  out_pulls, out_elim)
 

@@ -39,16 +39,9 @@ def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale, re
     rng : numpy.random.Generator
         The shard's generator.
     shard : kernels.shard.Shard
-        The runs: gaps, rcode, rpar, horizon, checkpoints and the output rows
-        (fields below).
-    gaps : float64 (R, K)
-        Suboptimality gaps of each run's instance.
-    rcode : int
-        Reward model code (:mod:`kernels.rewards`).
-    rpar : float64 (R, K, P)
-        Reward parameters.
-    horizon : int64
-        T.
+        The runs: gaps float64 (R, K), rcode, rpar float64 (R, K, P), horizon
+        T, checkpoints int64 (C,) and the output rows regret float64 (R, C),
+        pulls and elim int64 (R, K) (elimination time t, −1 if never).
     query_threshold : float64 (ℓ_max + 1, K + 1)
         SVT threshold on max S − min S at r = 2^ℓ with k viable arms (reward
         sums), without the noises A_r + B.
@@ -58,9 +51,6 @@ def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale, re
         Laplace scale of B and of every A_r (6/ε, sum units).
     hist_scale : float64
         Laplace scale of the histogram noise on each sum (2/ε).
-    checkpoints : int64 (C,)
-    out_regret : float64 (R, C); out_pulls : int64 (R, K); out_elim : int64 (R, K)
-        Outputs (elimination time t, −1 if never).
     rec : kernels.record.Recorder or None
         ``None`` in a simulation. In the whole-run privacy audit a recorder
         (:mod:`kernels.record`) logs, per epoch e of a run (the SVT instance,

@@ -33,6 +33,10 @@ def _public_functions():
             if not n.startswith("_") and inspect.isfunction(obj) and obj.__module__ == mod.__name__:
                 names.append(f"{mod.__name__}.{n}")
     names += ["bandsim.simulate", "bandsim.register", "bandsim.runner.prepare"]
+    # the public kernel API (Numba dispatchers: numpydoc reads their py_func)
+    import bandsim.backend
+
+    names += [f"bandsim.backend.{n}" for n in bandsim.backend.FUNCTIONS]
     names += [f"bandsim.results.Result.{n}" for n in vars(bandsim.Result)
               if not n.startswith("_") and callable(getattr(bandsim.Result, n))
               and n != "ARRAYS"]

@@ -35,6 +35,8 @@ LAYER_OF = {
     "studies": "studies", "cli": "cli",
     # the public facades import everything
     "__init__": "cli", "plugin": "cli",
+    # the public kernel API re-exports kernels only: usable from the lowest layer up
+    "backend": "core",
 }
 #: Modules of a package placed in a lower layer: the exact laws are mathematics only
 #: (numpy, scipy), which mechanisms declare their noise with.
@@ -249,3 +251,11 @@ def test_the_command_line_loads_no_exact_law_toolkit_at_import():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT).stdout
     assert out.strip() == "[]"
+
+
+def test_the_public_kernel_api_imports_kernels_only():
+    # bandsim.backend is what users' @njit code imports: nothing of the Python layer
+    _, edges = bandsim_imports()
+    bad = [dst for src, dst, _ in edges
+           if src == "bandsim.backend" and not dst.startswith("bandsim.kernels")]
+    assert not bad, bad

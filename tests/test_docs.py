@@ -4,7 +4,8 @@ A block that is not meant to run (it needs a file the reader has, or shows
 output) is preceded by the line ``<!-- no-run: reason -->``. Blocks of one
 file run in order in one namespace, in a temporary directory, with the
 plug-ins they register removed afterwards. docs/plugins.md is run by
-tests/test_plugins.py (its examples fixture) and only counted here.
+tests/test_plugins.py (its examples fixture) and only counted here;
+docs/backend.md by tests/test_backend.py (with its negative control).
 """
 import os
 import re
@@ -30,7 +31,11 @@ def test_every_skipped_block_says_why():
             assert m.group(1).strip(), f"{path.name}: a no-run marker without a reason"
 
 
-@pytest.mark.parametrize("path", [p for p in FILES if p.name != "plugins.md"
+#: Pages whose blocks another test module runs (with fixtures or negative controls).
+RUN_ELSEWHERE = ("plugins.md", "backend.md")
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.name not in RUN_ELSEWHERE
                                   and any(r for r, _ in blocks(p))], ids=lambda p: p.name)
 def test_python_blocks_run(path, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

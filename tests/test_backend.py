@@ -1,0 +1,153 @@
+"""bandsim.backend, the public kernel API: its stability snapshot, its types, its example.
+
+The public signatures are compared with the checked-in snapshot
+tests/data/public_api.json: a changed signature fails here, so a change is a
+decision (docs/backend.md, "Stability"). To make it, re-bless the snapshot
+from the repository root and commit it with the change and its deprecation::
+
+    python -m tests.test_backend
+"""
+import ast
+import inspect
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bandsim import backend
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAPSHOT = ROOT / "tests" / "data" / "public_api.json"
+STUB = ROOT / "bandsim" / "backend.pyi"
+DOC = ROOT / "docs" / "backend.md"
+
+
+def public_api():
+    """{name: description} of every export: signatures, class fields, constant values."""
+    api = {}
+    for name in backend.FUNCTIONS:
+        obj = getattr(backend, name)
+        api[name] = f"function{inspect.signature(getattr(obj, 'py_func', obj))}"
+    for name in backend.CLASSES:
+        api[name] = f"class({', '.join(getattr(backend, name)._fields)})"
+    for name in backend.CONSTANTS:
+        api[name] = f"constant {getattr(backend, name)!r}"
+    return api
+
+
+def differences(now, snapshot):
+    """Lines naming every export added, removed or changed against the snapshot."""
+    out = [f"removed: {n} (was {snapshot[n]})" for n in sorted(set(snapshot) - set(now))]
+    out += [f"added: {n} {now[n]}" for n in sorted(set(now) - set(snapshot))]
+    out += [f"changed: {n}: {snapshot[n]} -> {now[n]}" for n in sorted(set(now) & set(snapshot))
+            if now[n] != snapshot[n]]
+    return out
+
+
+def test_all_is_exactly_the_documented_functions_classes_and_constants():
+    assert backend.__all__ == [*backend.FUNCTIONS, *backend.CLASSES, *backend.CONSTANTS]
+    assert len(set(backend.__all__)) == len(backend.__all__)
+    assert all(hasattr(backend, n) for n in backend.__all__)
+    # every export is named in the module docstring (its dtype, units, errors, source)
+    missing = [n for n in backend.__all__ if not re.search(rf"\b{n}\b", backend.__doc__)]
+    assert not missing, missing
+
+
+def test_public_signatures_match_the_snapshot():
+    diff = differences(public_api(), json.loads(SNAPSHOT.read_text()))
+    assert not diff, ("the public API of bandsim.backend changed (docs/backend.md, "
+                      "'Stability'); if this is a decision, re-bless with "
+                      "`python -m tests.test_backend`:\n" + "\n".join(diff))
+
+
+def test_the_snapshot_comparison_catches_a_changed_signature():
+    snap = json.loads(SNAPSHOT.read_text())
+    changed = dict(snap, batch_sum="function(rng, code, par, n, extra=0)",
+                   old_sampler="function(rng, q)")
+    del changed["polya"]
+    diff = differences(public_api(), changed)
+    assert [d.split(":")[0] for d in diff] == ["removed", "added", "changed"]
+    assert "old_sampler" in diff[0] and "polya" in diff[1] and "batch_sum" in diff[2]
+
+
+def _stub():
+    tree = ast.parse(STUB.read_text())
+    funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    names = {n.target.id for n in tree.body
+             if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+    return funcs, classes, names
+
+
+def test_the_type_stub_types_every_export_with_the_runtime_parameters():
+    funcs, classes, names = _stub()
+    assert set(funcs) == set(backend.FUNCTIONS)
+    assert set(classes) == set(backend.CLASSES)
+    assert set(backend.CONSTANTS) <= names
+    for name, node in funcs.items():
+        obj = getattr(backend, name)
+        sig = inspect.signature(getattr(obj, "py_func", obj))
+        args = node.args.args
+        assert [a.arg for a in args] == list(sig.parameters), name
+        assert all(a.annotation is not None for a in args) and node.returns is not None, name
+        defaults = [ast.literal_eval(d) for d in node.args.defaults]
+        assert defaults == [p.default for p in sig.parameters.values()
+                            if p.default is not inspect.Parameter.empty], name
+    for name, node in classes.items():
+        fields = [n.target.id for n in node.body if isinstance(n, ast.AnnAssign)]
+        assert fields == list(getattr(backend, name)._fields), name
+
+
+def test_the_package_is_marked_typed():
+    import tomllib
+
+    assert (ROOT / "bandsim" / "py.typed").exists()
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert {"py.typed", "*.pyi"} <= set(data["package-data"]["bandsim"])
+
+
+@pytest.fixture(scope="module")
+def example():
+    """The namespace of docs/backend.md after its runnable blocks (the DP-SE example
+    asserts its own KS test)."""
+    from tests.test_docs import blocks
+
+    ns = {"__name__": "docs_backend"}
+    for runnable, code in blocks(DOC):
+        if runnable:
+            exec(compile(code, str(DOC), "exec"), ns)
+    return ns
+
+
+def test_the_users_dp_se_matches_the_built_in_in_law(example):
+    assert example["p_value"] > 1e-3
+    assert example["runs"] >= 400 and np.unique(example["theirs"]).size >= 5  # not degenerate
+
+
+def test_a_dp_se_with_too_narrow_a_privacy_width_is_told_apart(example):
+    # negative control: the privacy term c_e of the elimination width 30 % too small
+    ns = example
+    eps, T, beta, k_max = ns["eps"], ns["T"], 1 / ns["T"], ns["means"].size
+    narrow = ns["width"].copy()
+    for e in range(1, narrow.shape[0] + 1):
+        for k in range(2, k_max + 1):
+            l1, l2 = math.log(8 * k * e**2 / beta), math.log(4 * k * e**2 / beta)
+            r = max(32 * l1 / 4.0**-e, 8 * l2 / (eps * 2.0**-e)) + 1
+            narrow[e - 1, k] -= 0.3 * 2 * l2 / (r * eps)
+    bad = ns["dp_se"](np.random.default_rng(7), ns["means"], T, eps, ns["rounds"], narrow,
+                      ns["runs"])
+    assert ns["stats"].ks_2samp(bad, ns["theirs"]).pvalue < 1e-10
+
+
+def test_the_example_runs_inside_jitted_code(example):
+    assert example["private_sum"].signatures  # compiled by Numba, not run as Python
+
+
+if __name__ == "__main__":
+    SNAPSHOT.write_text(json.dumps(public_api(), indent=1, ensure_ascii=False) + "\n")
+    print(f"re-blessed {SNAPSHOT.relative_to(ROOT)} ({len(public_api())} exports)",
+          file=sys.stderr)

@@ -110,6 +110,24 @@ def test_the_package_is_marked_typed():
     assert {"py.typed", "*.pyi"} <= set(data["package-data"]["bandsim"])
 
 
+def test_a_type_checker_reads_the_types_and_catches_a_wrong_use(tmp_path):
+    pytest.importorskip("mypy")
+    import subprocess
+
+    user = tmp_path / "user.py"
+    user.write_text(
+        "import numpy as np\nfrom bandsim import backend as B\n"
+        "rng = np.random.default_rng(0)\n"
+        "x: float = B.batch_sum(rng, B.BERNOULLI, np.array([0.5]), 10)\n"
+        "rec = B.recorder(B.RECORD, 10)\n"
+        "v: float = B.release(rec, 0, 1, 0, 1, B.LAW_EXACT, 0, x, 0.0, x)\n"
+        "k: str = B.polya(rng, 1.0, 0.5)\n")                 # wrong: polya returns int
+    out = subprocess.run([sys.executable, "-m", "mypy", "--follow-imports=silent",
+                          "--cache-dir", str(tmp_path / "cache"), str(user), str(STUB)],
+                         capture_output=True, text=True, cwd=ROOT).stdout
+    assert out.count("error:") == 1 and "user.py:7:" in out, out
+
+
 @pytest.fixture(scope="module")
 def example():
     """The namespace of docs/backend.md after its runnable blocks (the DP-SE example

@@ -128,6 +128,41 @@ def test_a_type_checker_reads_the_types_and_catches_a_wrong_use(tmp_path):
     assert out.count("error:") == 1 and "user.py:7:" in out, out
 
 
+def _every_family(rng):
+    """One call of each family of exports, in a fixed order (float64 (13,))."""
+    par = np.array([0.3])
+    beta = math.exp(-1 / 4)                              # DIST_DP at ε = 1, g = 4
+    fpar, ipar = np.array([1 - beta, beta]), np.array([4, 20, 10 * 4 + 2 * 20 + 1])
+    alpha, cum = np.zeros(8), np.zeros(8)
+    return np.array([
+        backend.batch_sum(rng, backend.BERNOULLI, par, 100),
+        backend.encoded_sum(rng, backend.BERNOULLI, par, 100, 4),
+        backend.binary_batch_sum(rng, backend.BERNOULLI, par, 100),
+        backend.laplace_draw(rng, 2.0),
+        backend.discrete_laplace_sum(rng, 50, 0.1),
+        backend.polya(rng, 0.5, 0.7) + backend.skellam(rng, 3.0),
+        backend.discrete_gaussian(rng, 9.0),
+        backend.secagg_batched_estimate(rng, backend.DIST_DP, backend.BERNOULLI, par, 10,
+                                        fpar, ipar, None, 0, 0, 0),
+        backend.secagg_per_user_estimate(rng, backend.DIST_DP, backend.BERNOULLI, par, 10,
+                                         fpar, ipar),
+        backend.shuffle_batched_sum(rng, 30, 100, 50.0),
+        backend.tree_insert(alpha, cum, 1, 0.5, 1.0, rng),
+        backend.tree_insert(alpha, cum, 2, 0.5, 1.0, rng),
+        backend.stage_pulls(backend.ROUND_ROBIN, 1, 3, 5, 7),
+    ])
+
+
+def test_the_exports_draw_the_same_from_python_and_from_a_users_njit_code():
+    import numba
+
+    jitted = numba.njit(_every_family)
+    a = _every_family(np.random.default_rng(11))
+    b = jitted(np.random.default_rng(11))
+    assert np.array_equal(a, b)
+    assert a[-1] == 2 and 0 <= a[0] <= 100 and a[1] % 4 == 0
+
+
 @pytest.fixture(scope="module")
 def example():
     """The namespace of docs/backend.md after its runnable blocks (the DP-SE example

@@ -17,7 +17,8 @@ batch size n), never from what the kernel recorded:
   off the 1/g grid is impossible under the law.
 * **binary summation** (Tenenbaum et al. (2021), Algorithm 3): value − k +
   E[B] = B ~ Binomial of the declared τ at n (``noise_law``).
-* **data-dependent releases**: the mechanism's ``release_law(n, k, fpar)``.
+* **data-dependent releases**: the mechanism's ``release_logpmf(n, k, fpar)`` or
+  ``release_law(n, k, fpar)``.
 
 :func:`batch_law` returns a :class:`DiscreteLaw` per batch size; the
 many-run checks (:mod:`bandsim.wholerun.laws`) test the pooled draws of a
@@ -40,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..privacy import pmf as P
+from ..validation import release_laws
 
 #: log-pmf drop (from the mode) at which a window of a noise law ends.
 LOG_DROP = 45.0
@@ -228,14 +230,14 @@ def binary_law(b):
 
 def batch_law(spec, b):
     """The exact law of one batch of mechanism ``spec`` (derived batch ``b``): a
-    :class:`DiscreteLaw`, ``"release"`` (a data-dependent law read from
-    ``spec.release_law`` per count) or None (no exact law known here)."""
+    :class:`DiscreteLaw`, ``"release"`` (a data-dependent law read per count from
+    ``spec.release_logpmf`` or ``spec.release_law``) or None (no exact law known here)."""
     family = getattr(spec, "family", "")
     if family == "secagg" and getattr(spec, "noise_law", None) is not None:
         return secagg_law(spec, b)
     if family == "shuffle" and hasattr(b, "extra") and "mech" in b.extra:
         return binary_law(b)
-    if family == "release" and getattr(spec, "release_law", None) is not None:
+    if family == "release" and release_laws(spec):
         return "release"
     return None
 

@@ -67,7 +67,7 @@ PER_PULL = {"per-round": 0.1, "per-step": 1.0}
 MIN_DRAWS = 5
 #: Scale deficit the best class of a verdict must resolve, or the verdict is inconclusive.
 INCONCLUSIVE = 0.5
-#: Most distinct counts k whose release_law (a plug-in's Python) a class evaluates.
+#: Most distinct counts k whose declared release law (a plug-in's Python) a class evaluates.
 MAX_COUNTS = 32
 #: Laws of the continuous classes: z = (value − true)/scale ~ Lap(0, 1).
 CONTINUOUS = (codes.LAW_LAPLACE, codes.LAW_SVT_THRESHOLD, codes.LAW_SVT_QUERY)
@@ -310,11 +310,11 @@ def _discrete(tests, key, idx, sample, law, u, rng, where):
 
 
 def _release_hook(tests, key, idx, sample, spec, b, u, rng, where):
-    """A data-dependent batch class: the plug-in's ``release_law`` given each count k."""
+    """A data-dependent batch class: the plug-in's declared release law given each count k."""
     val = sample.val
     ks = np.rint(val[idx, R.VAL_TRUE]).astype(np.int64)
     uk, nk = np.unique(ks, return_counts=True)
-    if len(uk) > MAX_COUNTS:  # a plug-in's release_law is Python: its most frequent counts
+    if len(uk) > MAX_COUNTS:  # a plug-in's release law is Python: its most frequent counts
         keep = np.isin(ks, uk[np.argsort(-nk, kind="stable")[:MAX_COUNTS]])
         tests.untested.append(f"{label(key)}: {int((~keep).sum())} of {len(idx)} draws at "
                               f"counts k beyond the {MAX_COUNTS} most frequent")
@@ -346,7 +346,7 @@ def _release_hook(tests, key, idx, sample, spec, b, u, rng, where):
         i = int(idx[np.flatnonzero(cell < 0)[0]])
         tests.hard.append(f"(g) law: release class {label(key)} — release #{i} ({where}) "
                           f"outputs {val[i, R.VAL_VALUE]:.9g}, outside the support of "
-                          f"{spec.name}'s release_law at n = {b.n}, k = "
+                          f"{spec.name}'s declared release law at n = {b.n}, k = "
                           f"{int(round(val[i, R.VAL_TRUE]))}")
         return
     from scipy import stats
@@ -359,7 +359,7 @@ def _release_hook(tests, key, idx, sample, spec, b, u, rng, where):
     def line(p, a, what):
         return (f"(g) law: release class {label(key)} — {n:,} draws ({where}): {what} (p = "
                 f"{p:.3g} < {a:.3g}): the plug-in's release hook does not follow "
-                f"{spec.name}'s release_law given the count k")
+                f"{spec.name}'s declared release law given the count k")
     tests.items += [(p_g, lambda p, a: line(p, a, f"G-test on {cells} output cells, G = "
                                                    f"{g:.4g}")),
                     (p_small, lambda p, a: line(p, a, f"mean |value − E[value | k]| = "

@@ -40,8 +40,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._jit import jit
-from .codes import REPLAY
+from ._jit import jit, jit_inline
+from .codes import LAW_EXACT, REPLAY
 from .rewards import batch_sum, binary_batch_sum, draw, encode, encoded_sum
 
 #: Columns of ``Recorder.blk`` (int64).
@@ -135,6 +135,22 @@ def rdraw(rng, rec, run, t0, arm, rcode, rpar):
     return 1.0 - x if rec.mirror else x
 
 
+@jit_inline
+def rbernoulli(rng, rec, run, t0, arm, mu):
+    """:func:`rdraw` of a Bernoulli(``mu``) arm (float64 0 or 1): one uniform, ``u < mu``.
+
+    The per-pull loops of the engines call it for Bernoulli rewards instead
+    of dispatching on the reward code at every pull; it is inlined, so with
+    ``rec`` None it is the bare comparison.
+    """
+    if rec is None:
+        return 1.0 if rng.random() < mu else 0.0
+    if _block(rec, run, t0, arm, 1):
+        return rec.y
+    x = 1.0 if rng.random() < mu else 0.0
+    return 1.0 - x if rec.mirror else x
+
+
 @jit
 def rencoded(rng, rec, run, t0, arm, rcode, rpar, n, g):
     """:func:`kernels.rewards.encoded_sum` Σ x̂_i of a block (int64, encoded units).
@@ -199,6 +215,13 @@ def release(rec, run, t, arm, n, law, tag, true, scale, value):
     if rec.mode == REPLAY and i < rec.frozen.shape[0]:
         return rec.frozen[i]
     return value
+
+
+@jit_inline
+def reveal(rec, run, t, arm, x):
+    """A reward a non-private engine reads as it is (float64): ``x``, released with
+    ``LAW_EXACT`` (n = 1) in the recording mode (frozen in a replay)."""
+    return release(rec, run, t, arm, 1, LAW_EXACT, 0, x, 0.0, x)
 
 
 @jit

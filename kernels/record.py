@@ -4,9 +4,14 @@ Every engine takes a last argument ``rec``. In a simulation it is ``None``:
 each primitive below starts with ``if rec is None`` on its own argument,
 which Numba resolves while compiling (a ``None`` argument has its own type),
 so the production specialisation is the plain draw — the same machine code
-and the same random stream as without this module. The whole-run privacy
-audit (:mod:`bandsim.privacy.wholerun`) passes a :class:`Recorder` instead,
-which compiles a second specialisation of the same engine source that
+and the same random stream as without this module. The primitives are
+inlined (``inline="always"``) into the engines, so for ``None`` nothing is
+left of them but the draw or the value. These are the only branches on
+``rec``: the engines call the primitives unconditionally, so production
+and recording run one code path (``tests/test_one_code_path.py``). The
+whole-run privacy audit (:mod:`bandsim.privacy.wholerun`) passes a
+:class:`Recorder` instead, which compiles a second specialisation of the
+same engine source that
 
 * logs every **block** — one call that draws the rewards of ``n`` consecutive
   pulls ``t0 + 1 … t0 + n`` of one arm (a batch, an episode, one step);
@@ -107,7 +112,7 @@ def _block(rec, run, t0, arm, n):
     return b == rec.block and n >= 1
 
 
-@jit
+@jit_inline
 def rsum(rng, rec, run, t0, arm, rcode, rpar, n):
     """:func:`kernels.rewards.batch_sum` of the pulls t0 + 1 … t0 + n of ``arm`` (float64).
 
@@ -124,7 +129,7 @@ def rsum(rng, rec, run, t0, arm, rcode, rpar, n):
     return s + rec.y if mine else s
 
 
-@jit
+@jit_inline
 def rdraw(rng, rec, run, t0, arm, rcode, rpar):
     """One reward (:func:`kernels.rewards.draw`) of pull t0 + 1 of ``arm`` (float64)."""
     if rec is None:
@@ -151,7 +156,7 @@ def rbernoulli(rng, rec, run, t0, arm, mu):
     return 1.0 - x if rec.mirror else x
 
 
-@jit
+@jit_inline
 def rencoded(rng, rec, run, t0, arm, rcode, rpar, n, g):
     """:func:`kernels.rewards.encoded_sum` Σ x̂_i of a block (int64, encoded units).
 
@@ -168,7 +173,7 @@ def rencoded(rng, rec, run, t0, arm, rcode, rpar, n, g):
     return x + encode(rng, rec.y, g) if mine else x
 
 
-@jit
+@jit_inline
 def rbits(rng, rec, run, t0, arm, rcode, rpar, n):
     """:func:`kernels.rewards.binary_batch_sum`: ones among a block's binarized rewards
     (int64); the changed user's bit is Bernoulli(``rec.y``)."""
@@ -182,7 +187,7 @@ def rbits(rng, rec, run, t0, arm, rcode, rpar, n):
     return k + (1 if rng.random() < rec.y else 0) if mine else k
 
 
-@jit
+@jit_inline
 def release(rec, run, t, arm, n, law, tag, true, scale, value):
     """The value an engine releases (float64): ``value``, logged; frozen in a replay.
 
@@ -224,7 +229,7 @@ def reveal(rec, run, t, arm, x):
     return release(rec, run, t, arm, 1, LAW_EXACT, 0, x, 0.0, x)
 
 
-@jit
+@jit_inline
 def hook_rng(rng, rec):
     """The generator a data-dependent release hook draws from: ``rng``, or ``rec.rng``."""
     if rec is None:

@@ -9,7 +9,8 @@ two trees alternating call by call (and which goes first alternating from
 round to round), so that both see the same load; a tree's figure for a case
 is the minimum over its ``--rounds`` calls, the one least disturbed by other
 load on a shared machine. The table gives both minima and their ratio (this
-tree / base).
+tree / base), and the median and quartiles of the ratios of the calls taken
+back to back (round by round): slow drifts of the load cancel in those.
 
 Usage (from the repository root)::
 
@@ -18,6 +19,7 @@ Usage (from the repository root)::
 """
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -122,18 +124,23 @@ def main(argv=None):
     workers = {t: Worker(path, {c: CASES[c] for c in cases}) for t, path in trees.items()}
     rows = {}
     try:
-        print(f"{'case':20s} {'this s':>9s} {'base s':>9s} {'ratio':>7s}", flush=True)
+        print(f"{'case':20s} {'this s':>9s} {'base s':>9s} {'ratio':>7s} {'paired':>7s}  "
+              "quartiles", flush=True)
         for case in cases:
             for w in workers.values():
                 w.time(case)  # warm-up (JIT cache) and one untimed call
-            best = {t: float("inf") for t in trees}
+            got = {t: [] for t in trees}
             for r in range(a.rounds):  # alternate, and alternate who goes first
                 for t in (("this", "base") if r % 2 == 0 else ("base", "this")):
-                    best[t] = min(best[t], workers[t].time(case))
-            rows[case] = dict(this=best["this"], base=best["base"],
-                              ratio=best["this"] / best["base"])
-            v = rows[case]
-            print(f"{case:20s} {v['this']:9.4f} {v['base']:9.4f} {v['ratio']:7.3f}", flush=True)
+                    got[t].append(workers[t].time(case))
+            pairs = sorted(x / y for x, y in zip(got["this"], got["base"]))
+            rows[case] = v = dict(this=min(got["this"]), base=min(got["base"]),
+                                  ratio=min(got["this"]) / min(got["base"]),
+                                  paired=statistics.median(pairs),
+                                  paired_iqr=[pairs[len(pairs) // 4], pairs[3 * len(pairs) // 4]])
+            print(f"{case:20s} {v['this']:9.4f} {v['base']:9.4f} {v['ratio']:7.3f} "
+                  f"{v['paired']:7.3f}  [{pairs[len(pairs) // 4]:.3f}, "
+                  f"{pairs[3 * len(pairs) // 4]:.3f}]", flush=True)
     finally:
         for w in workers.values():
             w.close()

@@ -4,9 +4,14 @@ Every engine takes a last argument ``rec``. In a simulation it is ``None``:
 each primitive below starts with ``if rec is None`` on its own argument,
 which Numba resolves while compiling (a ``None`` argument has its own type),
 so the production specialisation is the plain draw — the same machine code
-and the same random stream as without this module. The whole-run privacy
-audit (:mod:`bandsim.privacy.wholerun`) passes a :class:`Recorder` instead,
-which compiles a second specialisation of the same engine source that
+and the same random stream as without this module. The primitives are
+inlined (``inline="always"``) into the engines, so for ``None`` nothing is
+left of them but the draw or the value. These are the only branches on
+``rec``: the engines call the primitives unconditionally, so production
+and recording run one code path (``tests/test_one_code_path.py``). The
+whole-run privacy audit (:mod:`bandsim.privacy.wholerun`) passes a
+:class:`Recorder` instead, which compiles a second specialisation of the
+same engine source that
 
 * logs every **block** — one call that draws the rewards of ``n`` consecutive
   pulls ``t0 + 1 … t0 + n`` of one arm (a batch, an episode, one step);
@@ -40,8 +45,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._jit import jit
-from .codes import REPLAY
+from ._jit import jit, jit_inline
+from .codes import LAW_EXACT, REPLAY
 from .rewards import batch_sum, binary_batch_sum, draw, encode, encoded_sum
 
 #: Columns of ``Recorder.blk`` (int64).
@@ -107,7 +112,7 @@ def _block(rec, run, t0, arm, n):
     return b == rec.block and n >= 1
 
 
-@jit
+@jit_inline
 def rsum(rng, rec, run, t0, arm, rcode, rpar, n):
     """:func:`kernels.rewards.batch_sum` of the pulls t0 + 1 … t0 + n of ``arm`` (float64).
 
@@ -124,7 +129,7 @@ def rsum(rng, rec, run, t0, arm, rcode, rpar, n):
     return s + rec.y if mine else s
 
 
-@jit
+@jit_inline
 def rdraw(rng, rec, run, t0, arm, rcode, rpar):
     """One reward (:func:`kernels.rewards.draw`) of pull t0 + 1 of ``arm`` (float64)."""
     if rec is None:
@@ -135,7 +140,23 @@ def rdraw(rng, rec, run, t0, arm, rcode, rpar):
     return 1.0 - x if rec.mirror else x
 
 
-@jit
+@jit_inline
+def rbernoulli(rng, rec, run, t0, arm, mu):
+    """:func:`rdraw` of a Bernoulli(``mu``) arm (float64 0 or 1): one uniform, ``u < mu``.
+
+    The per-pull loops of the engines call it for Bernoulli rewards instead
+    of dispatching on the reward code at every pull; it is inlined, so with
+    ``rec`` None it is the bare comparison.
+    """
+    if rec is None:
+        return 1.0 if rng.random() < mu else 0.0
+    if _block(rec, run, t0, arm, 1):
+        return rec.y
+    x = 1.0 if rng.random() < mu else 0.0
+    return 1.0 - x if rec.mirror else x
+
+
+@jit_inline
 def rencoded(rng, rec, run, t0, arm, rcode, rpar, n, g):
     """:func:`kernels.rewards.encoded_sum` Σ x̂_i of a block (int64, encoded units).
 
@@ -152,7 +173,7 @@ def rencoded(rng, rec, run, t0, arm, rcode, rpar, n, g):
     return x + encode(rng, rec.y, g) if mine else x
 
 
-@jit
+@jit_inline
 def rbits(rng, rec, run, t0, arm, rcode, rpar, n):
     """:func:`kernels.rewards.binary_batch_sum`: ones among a block's binarized rewards
     (int64); the changed user's bit is Bernoulli(``rec.y``)."""
@@ -166,7 +187,7 @@ def rbits(rng, rec, run, t0, arm, rcode, rpar, n):
     return k + (1 if rng.random() < rec.y else 0) if mine else k
 
 
-@jit
+@jit_inline
 def release(rec, run, t, arm, n, law, tag, true, scale, value):
     """The value an engine releases (float64): ``value``, logged; frozen in a replay.
 
@@ -201,7 +222,14 @@ def release(rec, run, t, arm, n, law, tag, true, scale, value):
     return value
 
 
-@jit
+@jit_inline
+def reveal(rec, run, t, arm, x):
+    """A reward a non-private engine reads as it is (float64): ``x``, released with
+    ``LAW_EXACT`` (n = 1) in the recording mode (frozen in a replay)."""
+    return release(rec, run, t, arm, 1, LAW_EXACT, 0, x, 0.0, x)
+
+
+@jit_inline
 def hook_rng(rng, rec):
     """The generator a data-dependent release hook draws from: ``rng``, or ``rec.rng``."""
     if rec is None:

@@ -49,15 +49,16 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 from .elimination import eliminate
-from .codes import BERNOULLI, LAW_EXACT, LAW_LAPLACE
-from .record import rdraw, release
+from .codes import BERNOULLI, LAW_LAPLACE
+from .record import rbernoulli, rdraw, release, reveal
 from .regret import ROUND_ROBIN, advance, commit, start_run
-from .rewards import draw
 
 #: Relative margin by which a shortcut decision must win (see module docstring).
 MARGIN = 1e-9
 #: Tree levels allocated per arm (enough for any T < 2**62).
 MAX_LEVELS = 64
+#: ``tag`` of :func:`tree_release` that tags each node with its own level.
+LEVEL = -1
 
 
 @jit_inline
@@ -141,44 +142,40 @@ def tree_insert(alpha, cum, n, x, scale, rng):
     ----------
     Sajed (2019), Section 3.3, Algorithm 5 (Chan, Shi & Song 2010; Dwork et al. 2010).
     """
-    i, s = _tree_node(alpha, n, x)
-    return _tree_sum(cum, n, i, s + laplace(rng, scale))
+    return tree_release(alpha, cum, n, x, scale, rng, None, 0, 0, 0, LEVEL)
 
 
-@jit
-def tree_release(alpha, cum, n, x, scale, rng, rec, run, t, arm):
-    """:func:`tree_insert` with its node released through :func:`kernels.record.release`.
+@jit_inline
+def tree_release(alpha, cum, n, x, scale, rng, rec, run, t, arm, tag):
+    """:func:`tree_insert`, its node released through :func:`kernels.record.release`.
+
+    The one code path of the binary mechanism: with ``rec`` None the release
+    is the noisy node itself, and this is :func:`tree_insert`.
 
     Parameters
     ----------
     alpha, cum, n, x, scale, rng
-        As in :func:`tree_insert` (the same draws, in the same order).
+        As in :func:`tree_insert`.
     rec : kernels.record.Recorder or None
-        ``None``: exactly :func:`tree_insert`. A recorder logs the node as a
-        ``LAW_LAPLACE`` release: tag = its level i, n = 2^i rewards it covers,
-        true = the exact p-sum α_i, scale = ``scale``; the prefix sum is built
-        from the value :func:`release` returns (frozen in a replay).
+        A recorder logs the node formed by the n-th item — level i = the
+        lowest set bit of n, the sum of the items n − 2^i + 1 … n — as a
+        ``LAW_LAPLACE`` release: n = 2^i rewards it covers, true = the exact
+        p-sum α_i, scale = ``scale``; the prefix sum is built from the value
+        :func:`kernels.record.release` returns (frozen in a replay).
     run, t, arm : int64
         Run, pulls so far (this one included) and the arm whose tree it is.
+    tag : int64
+        The release's tag; ``LEVEL`` (−1) tags the node with its level i.
 
     Returns
     -------
     float64
         The released noisy prefix sum O_n.
     """
-    if rec is None:
-        return tree_insert(alpha, cum, n, x, scale, rng)
     i, s = _tree_node(alpha, n, x)
-    noisy = release(rec, run, t, arm, np.int64(1) << i, LAW_LAPLACE, i, s, scale,
-                    s + laplace(rng, scale))
-    return _tree_sum(cum, n, i, noisy)
-
-
-@jit
-def reveal(rec, run, t, arm, x):
-    """A reward a non-private engine reads as it is (float64): ``x``, released with
-    ``LAW_EXACT`` (n = 1) in the recording mode (frozen in a replay)."""
-    return release(rec, run, t, arm, 1, LAW_EXACT, 0, x, 0.0, x)
+    return _tree_sum(cum, n, i, release(rec, run, t, arm, np.int64(1) << i, LAW_LAPLACE,
+                                        i if tag == LEVEL else tag, s, scale,
+                                        s + laplace(rng, scale)))
 
 
 @jit_inline
@@ -224,7 +221,9 @@ def run_ucb_shard(rng, shard, gamma, scale, rec):
         every pull is a block of one reward (:func:`kernels.record.rdraw`), and
         every tree node is a ``LAW_LAPLACE`` release tagged with its level
         (:func:`tree_release`); UCB1 releases each reward as it is
-        (``LAW_EXACT``, :func:`reveal`). The index reads only released values.
+        (``LAW_EXACT``, :func:`kernels.record.reveal`). The index reads only
+        released values. Both modes run this same code: they differ only
+        inside the record primitives.
 
     Notes
     -----
@@ -266,15 +265,12 @@ def run_ucb_shard(rng, shard, gamma, scale, rec):
             if t >= horizon:
                 break
             n[a] = 1
-            if rec is None:
-                x = draw(rng, rcode, rpar[run, a])
-                O[a] = tree_insert(alpha[a], cum[a], 1, x, scale, rng) if private else x
+            x = rdraw(rng, rec, run, t, a, rcode, rpar[run, a])
+            if private:
+                O[a] = tree_release(alpha[a], cum[a], 1, x, scale, rng, rec, run, t + 1, a,
+                                    LEVEL)
             else:
-                x = rdraw(rng, rec, run, t, a, rcode, rpar[run, a])
-                if private:
-                    O[a] = tree_release(alpha[a], cum[a], 1, x, scale, rng, rec, run, t + 1, a)
-                else:
-                    O[a] = reveal(rec, run, t + 1, a, x)
+                O[a] = reveal(rec, run, t + 1, a, x)
             c[a] = (O[a] + gamma) / n[a]
             rr[a] = 1.0 / math.sqrt(n[a])
             t += 1
@@ -316,15 +312,11 @@ def run_ucb_shard(rng, shard, gamma, scale, rec):
             # pull a at time tt
             p = rpar[run, a]
             na = n[a] + 1
-            if rec is None:
-                x = draw(rng, rcode, p)
-                Oa = tree_insert(alpha[a], cum[a], na, x, scale, rng) if private else O[a] + x
+            x = rdraw(rng, rec, run, t, a, rcode, p)
+            if private:
+                Oa = tree_release(alpha[a], cum[a], na, x, scale, rng, rec, run, tt, a, LEVEL)
             else:
-                x = rdraw(rng, rec, run, t, a, rcode, p)
-                if private:
-                    Oa = tree_release(alpha[a], cum[a], na, x, scale, rng, rec, run, tt, a)
-                else:
-                    Oa = O[a] + reveal(rec, run, tt, a, x)
+                Oa = O[a] + reveal(rec, run, tt, a, x)
             t = tt
             # leader window: decisions for pulls t+1 .. t_end, sized so that the
             # first one passes (shrunk geometrically towards a crossing)
@@ -346,42 +338,35 @@ def run_ucb_shard(rng, shard, gamma, scale, rec):
                 t_end = t + (t_end - t) // 4
             if t_end > t:
                 nf = float(na)
-                if rec is None:
-                    if rcode == BERNOULLI and not private:
-                        mu = p[0]
-                        while t < t_end and Oa + gamma > nf * V:
-                            if rng.random() < mu:
-                                Oa += 1.0
-                            nf += 1.0
-                            t += 1
-                    elif rcode == BERNOULLI:
-                        mu = p[0]
-                        al = alpha[a]
-                        cu = cum[a]
-                        nn = na
-                        while t < t_end and Oa + gamma > nf * V:
-                            x = 1.0 if rng.random() < mu else 0.0
-                            nn += 1
-                            nf += 1.0
-                            Oa = tree_insert(al, cu, nn, x, scale, rng)
-                            t += 1
-                    else:
-                        while t < t_end and Oa + gamma > nf * V:
-                            x = draw(rng, rcode, p)
-                            nf += 1.0
-                            if private:
-                                Oa = tree_insert(alpha[a], cum[a], np.int64(nf), x, scale, rng)
-                            else:
-                                Oa += x
-                            t += 1
-                else:  # recording: one reward at a time, through the recorder
+                # one reward at a time, each through the record primitives (pull t + 1
+                # draws block t0 = t and releases at t + 1); Bernoulli without the
+                # per-pull dispatch on the reward code
+                if rcode == BERNOULLI and not private:
+                    mu = p[0]
+                    while t < t_end and Oa + gamma > nf * V:
+                        x = rbernoulli(rng, rec, run, t, a, mu)
+                        nf += 1.0
+                        t += 1
+                        Oa += reveal(rec, run, t, a, x)
+                elif rcode == BERNOULLI:
+                    mu = p[0]
+                    al = alpha[a]
+                    cu = cum[a]
+                    nn = na
+                    while t < t_end and Oa + gamma > nf * V:
+                        x = rbernoulli(rng, rec, run, t, a, mu)
+                        nn += 1
+                        nf += 1.0
+                        t += 1
+                        Oa = tree_release(al, cu, nn, x, scale, rng, rec, run, t, a, LEVEL)
+                else:
                     while t < t_end and Oa + gamma > nf * V:
                         x = rdraw(rng, rec, run, t, a, rcode, p)
                         nf += 1.0
                         t += 1
                         if private:
                             Oa = tree_release(alpha[a], cum[a], np.int64(nf), x, scale, rng,
-                                              rec, run, t, a)
+                                              rec, run, t, a, LEVEL)
                         else:
                             Oa += reveal(rec, run, t, a, x)
                 na += t - tt
@@ -399,27 +384,21 @@ def run_ucb_shard(rng, shard, gamma, scale, rec):
 
 
 @jit_inline
-def _one_cycle(rng, rcode, par, active, k, S):
-    """Pull each of the first k active arms once, in order, adding rewards to S."""
+def _one_cycle(rng, rec, run, t, rcode, par, active, k, S):
+    """Pull each of the first k active arms once, in order, adding rewards to S: the
+    pull t + j + 1 of the j-th active arm is a block of one reward
+    (:func:`kernels.record.rdraw`), released as it is (:func:`kernels.record.reveal`).
+    """
     if rcode == BERNOULLI:
         for j in range(k):
             a = active[j]
-            if rng.random() < par[a, 0]:
-                S[a] += 1.0
+            x = rbernoulli(rng, rec, run, t + j, a, par[a, 0])
+            S[a] += reveal(rec, run, t + j + 1, a, x)
     else:
         for j in range(k):
             a = active[j]
-            S[a] += draw(rng, rcode, par[a])
-
-
-@jit
-def _one_cycle_recorded(rng, rec, run, t, rcode, par, active, k, S):
-    """:func:`_one_cycle` in the recording mode: the pull t + j + 1 of the j-th active arm
-    is a block of one reward (:func:`kernels.record.rdraw`), released as it is
-    (:func:`reveal`), and S sums the released values."""
-    for j in range(k):
-        a = active[j]
-        S[a] += reveal(rec, run, t + j + 1, a, rdraw(rng, rec, run, t + j, a, rcode, par[a]))
+            x = rdraw(rng, rec, run, t + j, a, rcode, par[a])
+            S[a] += reveal(rec, run, t + j + 1, a, x)
 
 
 @jit
@@ -498,19 +477,12 @@ def run_se_shard(rng, shard, log_horizon, rec):
                     j = min(np.int64(free), (horizon - t) // k - 1)
             if j > 0:
                 for c in range(j):
-                    if rec is None:
-                        _one_cycle(rng, rcode, rpar[run], active, k, S)
-                    else:
-                        _one_cycle_recorded(rng, rec, run, t + c * k, rcode, rpar[run], active,
-                                            k, S)
+                    _one_cycle(rng, rec, run, t + c * k, rcode, rpar[run], active, k, S)
                 ci, regret = advance(row, checkpoints, ci, t, j * k, regret, ROUND_ROBIN,
                                      active, k, j, g, pulls)
                 t += j * k
                 cycles += j
-            if rec is None:
-                _one_cycle(rng, rcode, rpar[run], active, k, S)
-            else:
-                _one_cycle_recorded(rng, rec, run, t, rcode, rpar[run], active, k, S)
+            _one_cycle(rng, rec, run, t, rcode, rpar[run], active, k, S)
             ci, regret = advance(row, checkpoints, ci, t, k, regret, ROUND_ROBIN, active,
                                  k, 1, g, pulls)
             t += k

@@ -56,11 +56,14 @@ def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale, re
         (:mod:`kernels.record`) logs, per epoch e of a run (the SVT instance,
         tag e): each segment of n new pulls of an arm as a block; B as a
         ``LAW_SVT_THRESHOLD`` release (statistic 0, n = −1); each query as a
-        ``LAW_SVT_QUERY`` release of max S_i − min S_j (n = −1), released as
-        (max S_i − min S_j) − A_r and compared with the threshold plus the
-        released B; each histogram sum S_j + Lap(2/ε) as a ``LAW_LAPLACE``
-        release (n = r pulls of arm j in the epoch). Control flow reads only
-        the released values.
+        ``LAW_SVT_QUERY`` release (n = −1) of its margin over the noisy
+        threshold, q − (thr + A_r + B) with q = max S_i − min S_j, whose
+        statistic is q − (thr + B) (B the released threshold noise: the value
+        minus the statistic is −A_r, up to rounding); the SVT answers "above"
+        iff the released margin is > 0, which is exactly q > thr + A_r + B;
+        each histogram sum S_j + Lap(2/ε) as a ``LAW_LAPLACE`` release (n = r
+        pulls of arm j in the epoch). Control flow reads only the released
+        values, in a simulation (``rec`` None) as in the audit.
 
     Raises
     ------
@@ -122,12 +125,11 @@ def run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale, re
                         hi = s
                     if s < lo:
                         lo = s
-                if rec is None:
-                    above = hi - lo > query_threshold[level, k] + A + B
-                else:
-                    above = (release(rec, run, t, -1, -1, LAW_SVT_QUERY, epoch, hi - lo,
-                                     svt_scale, (hi - lo) - A)
-                             > query_threshold[level, k] + B)
+                # hi − lo > thr + A + B, exactly: the rounded difference of two doubles
+                # is > 0 iff the first is larger (gradual underflow, no fastmath)
+                thr = query_threshold[level, k]
+                above = release(rec, run, t, -1, -1, LAW_SVT_QUERY, epoch, (hi - lo) - (thr + B),
+                                svt_scale, (hi - lo) - (thr + A + B)) > 0.0
                 if above:
                     halted = True
                     break

@@ -54,7 +54,7 @@ from .indices import clip01
 from .record import release, rsum
 from .regret import start_run
 from .samplers import laplace_draw
-from .sequential import MAX_LEVELS, _tree_node, _tree_sum, laplace, tree_insert
+from .sequential import MAX_LEVELS, tree_release
 
 
 @jit_inline
@@ -67,29 +67,6 @@ def beta_pseudo(rng, mbar, O):
     x = rng.standard_gamma(a)
     y = rng.standard_gamma(b)
     return x / (x + y)
-
-
-@jit_inline
-def tree_release(alpha, cum, n, x, scale, rng, rec, run, t, arm, tag):
-    """:func:`kernels.sequential.tree_insert`, with the new node released through ``rec``.
-
-    With ``rec`` None it is ``tree_insert`` itself. With a recorder the node
-    formed by the n-th item — level i = the lowest set bit of n, the sum of
-    the items n − 2^i + 1 … n — is one release (t, ``arm``, n = 2^i rewards,
-    ``LAW_LAPLACE`` of ``scale``, ``tag``), drawn exactly as ``tree_insert``
-    draws it, and the prefix sum is built from the value :func:`release`
-    returns (the frozen one in a replay).
-
-    Returns
-    -------
-    float64
-        The released noisy prefix sum of the first n items.
-    """
-    if rec is None:
-        return tree_insert(alpha, cum, n, x, scale, rng)
-    i, s = _tree_node(alpha, n, x)
-    return _tree_sum(cum, n, i, release(rec, run, t, arm, np.int64(1) << i, LAW_LAPLACE, tag,
-                                        s, scale, s + laplace(rng, scale)))
 
 
 @jit_inline
@@ -226,7 +203,7 @@ def run_dp_ts_shard(rng, shard, c_shift, chunk_scale, node_scale, log_factor, re
         −1: the epoch of one reward before epoch 0), each completed epoch's
         sum (n = 2^(r+1), ``chunk_scale``) and each node of epoch r's binary
         mechanism (n = 2^i at level i, ``node_scale`` (r + 1); see
-        :func:`tree_release`).
+        :func:`kernels.sequential.tree_release`).
 
     Notes
     -----

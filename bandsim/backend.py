@@ -105,8 +105,9 @@ tree_insert(alpha, cum, n, x, scale, rng) -> float
     O_n (units of x). ``alpha``, ``cum`` float64 (L,), L ≥ ⌊log₂ n⌋ + 1
     (``MAX_LEVELS`` = 64 suffices for any n), zeros at the start, updated in
     place; ``scale`` the Laplace scale of every node ((⌈log₂ T⌉ + 1)/ε).
-tree_release(alpha, cum, n, x, scale, rng, rec, run, t, arm) -> float
-    The same, with the node released through :func:`release` (recordable).
+tree_release(alpha, cum, n, x, scale, rng, rec, run, t, arm, tag) -> float
+    The same, with the node released through :func:`release` (recordable);
+    ``tag`` the release's tag, ``TREE_LEVEL`` (−1) for the node's level.
 
 Sparse vector technique (Dwork & Roth, "The Algorithmic Foundations of
 Differential Privacy" (2014), Section 3.6; Sajed (2019), Algorithm 4, and
@@ -114,7 +115,8 @@ Algorithm 10 (DP-SE 2))
 --------------------------------------------------------------------
 An SVT is a noisy threshold ``release(rec, …, LAW_SVT_THRESHOLD, …,
 laplace_draw(rng, b))`` and, per query, a fresh ``laplace_draw`` compared with
-it (``LAW_SVT_QUERY``); the built-in engine that does so is exported:
+it (``LAW_SVT_QUERY``: the engine releases the margin q − (threshold + query
+noise), "above" when it is > 0); the built-in engine that does so is exported:
 
 svt_run_shard(rng, shard, query_threshold, elim_width, svt_scale, hist_scale, rec) -> None
     DP-SE 2 over a :class:`Shard` (outputs written into it); ValueError if an
@@ -196,6 +198,7 @@ from .kernels.secagg import analyze
 from .kernels.secagg import batched_estimate as secagg_batched_estimate
 from .kernels.secagg import per_user_estimate as secagg_per_user_estimate
 from .kernels.secagg import total_noise, user_noise
+from .kernels.sequential import LEVEL as TREE_LEVEL
 from .kernels.sequential import MAX_LEVELS, tree_insert, tree_release
 from .kernels.shard import Shard, make_shard
 from .kernels.svt import run_shard as svt_run_shard
@@ -219,7 +222,7 @@ CLASSES = ("Recorder", "Shard")
 #: The public constants (int codes and float limits).
 CONSTANTS = (
     "BERNOULLI", "CLIPPED_GAUSSIAN", "CATEGORICAL", "GAUSSIAN_EXACT_MAX_N",
-    "POISSON_MAX", "Q_MIN", "SIGMA2_MAX", "MAX_LEVELS",
+    "POISSON_MAX", "Q_MIN", "SIGMA2_MAX", "MAX_LEVELS", "TREE_LEVEL",
     "NONE", "LAPLACE", "DIST_DP", "DIST_RDP", "DIST_CDP", "CENTRAL", "LOCAL",
     "DIST_DP_SHUFFLE", "SHUFFLE_BINARY", "ROUND_ROBIN", "BLOCKS",
     "LAW_EXACT", "LAW_LAPLACE", "LAW_SVT_THRESHOLD", "LAW_SVT_QUERY", "LAW_BATCH",

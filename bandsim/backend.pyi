@@ -76,7 +76,8 @@ def shuffle_batch_estimate(rng: _Generator, rcode: int, rpar: _FloatArray, n: in
 def tree_insert(alpha: _FloatArray, cum: _FloatArray, n: int, x: float, scale: float,
                 rng: _Generator) -> float: ...
 def tree_release(alpha: _FloatArray, cum: _FloatArray, n: int, x: float, scale: float,
-                 rng: _Generator, rec: Recorder | None, run: int, t: int, arm: int) -> float: ...
+                 rng: _Generator, rec: Recorder | None, run: int, t: int, arm: int,
+                 tag: int) -> float: ...
 
 # sparse vector technique (DP-SE 2 engine) and its runs
 def svt_run_shard(rng: _Generator, shard: Shard, query_threshold: _FloatArray,
@@ -119,6 +120,7 @@ POISSON_MAX: float
 Q_MIN: float
 SIGMA2_MAX: float
 MAX_LEVELS: int
+TREE_LEVEL: int
 NONE: int
 LAPLACE: int
 DIST_DP: int

@@ -1,0 +1,62 @@
+"""One step of a vectorized bandit environment: a batch per run, drawn and released.
+
+``bandsim.env.VecEnv`` steps thousands of independent runs from a user's
+loop; each step is this kernel: run r pulls arm ``arms[r]`` for ``n`` users,
+the batch is one draw and one release of the mechanism — the very call
+(:func:`kernels.protocols.estimate`) the elimination and decision engines make —
+and the pulls and the exact pseudo-regret Σ_a Δ_a N_a(t) are kept.
+"""
+from ._jit import jit
+from .protocols import estimate
+
+
+@jit
+def step(rng, rcode, rpar, gaps, arms, n, mech, fpar, ipar, hooks, rec, t, pulls, regret, out):
+    """Pull ``arms[r]`` for ``n`` users in every run r and release each batch sum.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The environment's generator; runs draw from it in order r = 0, 1, ….
+    rcode : int
+        Reward model code (:mod:`kernels.rewards`).
+    rpar : float64 (R, K, P)
+        Reward parameters of each run's arms.
+    gaps : float64 (R, K)
+        Suboptimality gaps Δ_a, reward units.
+    arms : int64 (R,)
+        The arm each run pulls, in [0, K).
+    n : int64
+        Users (pulls) in every run's batch, ≥ 1.
+    mech : int
+        Mechanism code (:mod:`kernels.codes`); ``NONE`` releases the exact sum.
+    fpar : float64 (F,); ipar : int64 (I,)
+        The mechanism's batch parameters for ``n`` users.
+    hooks : kernels.hooks.Hooks
+        A plug-in mechanism's kernels (unbound for a built-in).
+    rec : kernels.record.Recorder or None
+        A recorder in the whole-run audit, else ``None``.
+    t : int64 (R,)
+        Pulls so far of each run, advanced by ``n``.
+    pulls : int64 (R, K)
+        N_a(t), advanced.
+    regret : float64 (R,)
+        Pseudo-regret so far, advanced by n Δ_a (reward units).
+    out : float64 (R,)
+        Output: each run's released batch sum (reward units; encoded units
+        rescaled as the mechanism's analyzer does).
+
+    Raises
+    ------
+    ValueError
+        For an arm outside [0, K), or an unknown mechanism code.
+    """
+    k = gaps.shape[1]
+    for r in range(arms.shape[0]):
+        a = arms[r]
+        if a < 0 or a >= k:
+            raise ValueError("vecenv.step: an arm outside [0, K)")
+        out[r] = estimate(rng, mech, rcode, rpar[r, a], n, fpar, ipar, hooks, rec, r, t[r], a)
+        t[r] += n
+        pulls[r, a] += n
+        regret[r] += n * gaps[r, a]

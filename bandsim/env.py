@@ -25,27 +25,38 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from . import registry
+from .algorithms.families import BatchedElimination
 from .engines import hooks_for
 from .errors import ConfigError
 from .instances import Instance, make_instance
+from .params import Param
+from .registry import Algorithm, register
+from .wholerun import audit as wholerun_audit
 from .kernels import codes
+from .kernels.rewards import reward_mean
 from .kernels.vecenv import step
 
-__all__ = ["VecEnv", "make"]
+__all__ = ["VecEnv", "audit", "loop_algorithm", "make"]
 
 
 class VecEnv:
     """``runs`` independent runs of one bandit instance, stepped together.
 
+    Build one with :func:`make`. Every batch a run pulls is one draw of its
+    arm's reward model and one release of the mechanism, exactly as the engines
+    draw and release them.
+
     Attributes
     ----------
     runs, arms : int
         R and K.
+    horizon : int or None
+        T, if one was given (the loop's business: :meth:`pull` does not stop at it).
     means : float64 (R, K)
         Each run's arm means (reward units).
     t : int64 (R,)
@@ -57,21 +68,28 @@ class VecEnv:
     rng : numpy.random.Generator
         The generator of every draw (rewards and noise).
     rec : Recorder or None
-        The whole-run audit's recorder (None outside an audit).
+        The whole-run audit's recorder (:func:`audit`; None otherwise).
     """
 
-    def __init__(self, instance: Instance, runs: int, seed: int, rec: Any = None) -> None:
-        self.instance = instance
-        self.runs = int(runs)
-        self.arms = int(instance.arms)
-        self.means, self.gaps, self.rcode, self.rpar = instance.per_run(self.runs)
-        self.rpar = np.ascontiguousarray(self.rpar)
-        self.gaps = np.ascontiguousarray(self.gaps)
-        self.rng = np.random.default_rng(seed)
+    def __init__(self, gaps: np.ndarray, rcode: int, rpar: np.ndarray,
+                 rng: np.random.Generator, *, horizon: int | None = None, rec: Any = None,
+                 checkpoints: np.ndarray | None = None, curve: np.ndarray | None = None) -> None:
+        self.gaps = np.ascontiguousarray(gaps, np.float64)
+        self.rcode = int(rcode)
+        self.rpar = np.ascontiguousarray(rpar, np.float64)
+        self.runs, self.arms = self.gaps.shape
+        self.means = np.array([[reward_mean(self.rcode, self.rpar[r, a]) for a in
+                                range(self.arms)] for r in range(self.runs)]).reshape(
+                                    self.runs, self.arms)
+        self.horizon = None if horizon is None else int(horizon)
+        self.rng = rng
         self.rec = rec
         self.t = np.zeros(self.runs, np.int64)
         self.pulls = np.zeros((self.runs, self.arms), np.int64)
         self.regret = np.zeros(self.runs)
+        self._cps = np.zeros(0, np.int64) if checkpoints is None else checkpoints
+        self._ci = np.zeros(self.runs, np.int64)
+        self._curve = np.zeros((self.runs, 0)) if curve is None else curve
         self._batches: dict = {}
 
     def _batch(self, mechanism: str | None, n: int, params: dict) -> tuple:
@@ -126,13 +144,14 @@ class VecEnv:
         mech, fpar, ipar, hooks = self._batch(mechanism, int(n), params)
         out = np.empty(self.runs)
         step(self.rng, self.rcode, self.rpar, self.gaps, a, np.int64(n), mech, fpar, ipar,
-             hooks, self.rec, self.t, self.pulls, self.regret, out)
+             hooks, self.rec, self.t, self.pulls, self.regret, out, self._cps, self._ci,
+             self._curve)
         return out
 
 
 def make(instance: str | Instance | None = None, *, arms: int | None = None,
          means: Sequence[float] | None = None, runs: int = 1000, seed: int = 0,
-         rewards: str = "bernoulli", sigma: float = 0.1) -> VecEnv:
+         rewards: str = "bernoulli", sigma: float = 0.1, horizon: int | None = None) -> VecEnv:
     """A :class:`VecEnv` of ``runs`` runs of an instance bandsim knows.
 
     Parameters
@@ -152,6 +171,8 @@ def make(instance: str | Instance | None = None, *, arms: int | None = None,
     rewards : {"bernoulli", "gaussian", "categorical"}
     sigma : float
         σ of the clipped Gaussian.
+    horizon : int, optional
+        T, kept as ``env.horizon`` for the loop.
 
     Returns
     -------
@@ -164,10 +185,112 @@ def make(instance: str | Instance | None = None, *, arms: int | None = None,
     """
     if int(runs) < 1:
         raise ConfigError("runs", runs, "an integer ≥ 1")
+    rng = np.random.default_rng(seed)  # random instances first, then every draw
     if isinstance(instance, Instance):
         inst = instance
     else:
         inst = make_instance(instance, arms=arms, runs=runs, rewards=rewards, sigma=sigma,
-                             means=None if means is None else list(means),
-                             rng=np.random.default_rng(seed))
-    return VecEnv(inst, runs, seed)
+                             means=None if means is None else list(means), rng=rng)
+    _, gaps, rcode, rpar = inst.per_run(int(runs))
+    return VecEnv(gaps, rcode, rpar, rng, horizon=horizon)
+
+
+class _LoopPlan:
+    """The plan of a user's loop: ``run_shard(rng, shard, rec)`` runs it on a :class:`VecEnv`
+    over the shard's runs — the recording engine the whole-run audit drives."""
+
+    stages: list = []
+
+    def __init__(self, loop: Callable[[VecEnv], Any], horizon: int) -> None:
+        self.loop, self.horizon = loop, horizon
+
+    def run_shard(self, rng: np.random.Generator, shard: Any, rec: Any = None) -> None:
+        env = VecEnv(shard.gaps, shard.rcode, shard.rpar, rng, horizon=int(shard.horizon),
+                     rec=rec, checkpoints=shard.checkpoints, curve=shard.regret)
+        self.loop(env)
+        shard.pulls[:] = env.pulls
+        shard.elim[:] = -1
+        for r in range(env.runs):  # checkpoints past the loop's last pull: its final regret
+            shard.regret[r, env._ci[r]:] = env.regret[r]
+
+
+def loop_algorithm(loop: Callable[[VecEnv], Any], *, name: str, mechanism: str,
+                   params: Sequence[Param], summary: str = "a user's loop over bandsim.env",
+                   trust: str = "as its mechanism", source: str = "the user's own loop",
+                   ) -> Algorithm:
+    """Declare a user's loop over a :class:`VecEnv` as an algorithm (register it to use it).
+
+    The loop is ``loop(env, **params)``: it pulls with ``env.pull(arms, n,
+    mechanism=mechanism, **params)`` until ``env.horizon``, reading nothing of the
+    rewards but the released sums. Declared as a batched-elimination family
+    member: every user's reward enters one batch of ``mechanism`` (the
+    participation the whole-run audit checks the loop against).
+
+    Parameters
+    ----------
+    loop : callable (env: VecEnv, **params) -> None
+    name : str
+        The algorithm's name (as for any plug-in).
+    mechanism : str
+        The registered mechanism every batch is released through.
+    params : sequence of Param
+        The loop's parameters (e.g. ``(bandsim.plugin.EPSILON,)``).
+
+    Returns
+    -------
+    Algorithm
+        A declaration for :func:`bandsim.register`; ``bandsim.simulate(name, …)`` and
+        ``bandsim audit --whole-run`` then run the loop.
+    """
+    def plan(resolved: dict, arms: int, horizon: int) -> _LoopPlan:
+        kw = {p.name: resolved[p.name] for p in params}
+        return _LoopPlan(lambda env: loop(env, **kw), horizon)
+
+    return BatchedElimination(name=name, summary=summary, trust=trust, source=source,
+                              params=tuple(params), plan=plan, mechanism=mechanism)
+
+
+def audit(loop: Callable[[VecEnv], Any], *, mechanism: str, params: Sequence[Param],
+          values: dict | None = None, horizon: int = 100_000,
+          means: Sequence[float] | None = None, seed: int = 0, name: str = "env-loop",
+          **kw: Any) -> Any:
+    """The whole-run record–replay audit of a user's loop over :class:`VecEnv`.
+
+    The loop is declared with :func:`loop_algorithm`, registered for the
+    audit and run by :func:`bandsim.wholerun.audit` in record mode and replayed
+    on neighbouring datasets with the releases frozen — the very checks of
+    ``bandsim audit --whole-run`` (decisions read only releases, scales and
+    sensitivities as declared, composition of one user's releases).
+
+    Parameters
+    ----------
+    loop, mechanism, params
+        As :func:`loop_algorithm`.
+    values : dict, optional
+        The audited parameter values (e.g. ``{"epsilon": 0.5}``).
+    horizon : int
+        T of the audited runs.
+    means : sequence of float, optional
+        Arm means (default: the audit's).
+    seed : int
+        Seed of every recorded run.
+    name : str
+        The name the loop is registered under during the audit.
+    **kw
+        Passed to :func:`bandsim.wholerun.audit` (e.g. ``work``).
+
+    Returns
+    -------
+    bandsim.wholerun.WholeRunReport
+        ``verdict`` PASS or FAIL (``failures``), or why not.
+
+    Raises
+    ------
+    bandsim.ConfigError
+        As :func:`bandsim.wholerun.audit`, or a name already registered.
+    """
+    register(loop_algorithm(loop, name=name, mechanism=mechanism, params=params))
+    try:
+        return wholerun_audit(name, values, horizon=horizon, means=means, seed=seed, **kw)
+    finally:
+        registry.unregister(name)

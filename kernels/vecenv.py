@@ -11,7 +11,8 @@ from .protocols import estimate
 
 
 @jit
-def step(rng, rcode, rpar, gaps, arms, n, mech, fpar, ipar, hooks, rec, t, pulls, regret, out):
+def step(rng, rcode, rpar, gaps, arms, n, mech, fpar, ipar, hooks, rec, t, pulls, regret, out,
+         checkpoints, ci, curve):
     """Pull ``arms[r]`` for ``n`` users in every run r and release each batch sum.
 
     Parameters
@@ -45,6 +46,13 @@ def step(rng, rcode, rpar, gaps, arms, n, mech, fpar, ipar, hooks, rec, t, pulls
     out : float64 (R,)
         Output: each run's released batch sum (reward units; encoded units
         rescaled as the mechanism's analyzer does).
+    checkpoints : int64 (C,)
+        Increasing times at which the pseudo-regret is recorded (C may be 0).
+    ci : int64 (R,)
+        Each run's next checkpoint, advanced.
+    curve : float64 (R, C)
+        Output: the exact pseudo-regret at every checkpoint the batch reaches
+        (the batch's pulls are consecutive pulls of one arm).
 
     Raises
     ------
@@ -56,6 +64,11 @@ def step(rng, rcode, rpar, gaps, arms, n, mech, fpar, ipar, hooks, rec, t, pulls
         a = arms[r]
         if a < 0 or a >= k:
             raise ValueError("vecenv.step: an arm outside [0, K)")
+        c = ci[r]
+        while c < checkpoints.shape[0] and checkpoints[c] <= t[r] + n:
+            curve[r, c] = regret[r] + (checkpoints[c] - t[r]) * gaps[r, a]
+            c += 1
+        ci[r] = c
         out[r] = estimate(rng, mech, rcode, rpar[r, a], n, fpar, ipar, hooks, rec, r, t[r], a)
         t[r] += n
         pulls[r, a] += n

@@ -54,6 +54,8 @@ The release primitive and its recorder (record and replay; Cebere et al., PETS 2
     :func:`release`, :class:`Recorder`, :func:`recorder`; law codes
     :data:`LAW_EXACT`, :data:`LAW_LAPLACE`, :data:`LAW_BATCH`; modes
     :data:`RECORD`, :data:`REPLAY`.
+The vectorized environment's step (what :meth:`bandsim.env.VecEnv.pull` runs)
+    :func:`env_step`: a user's numba loop steps R runs at once.
 
 The sparse vector technique of bandsim runs inside its SVT engine
 (``bandsim.kernels.svt``, the ``dp-se2`` algorithms) and has no standalone
@@ -100,6 +102,7 @@ from .kernels.secagg import per_user_output as secagg_per_user_output
 from .kernels.secagg import total_noise as secagg_total_noise
 from .kernels.secagg import user_noise as secagg_user_noise
 from .kernels.sequential import tree_insert
+from .kernels.vecenv import step as env_step
 
 __all__ = [
     # reward sums
@@ -122,4 +125,6 @@ __all__ = [
     # release primitive and recorder
     "release", "Recorder", "recorder", "LAW_EXACT", "LAW_LAPLACE", "LAW_BATCH", "RECORD",
     "REPLAY",
+    # the vectorized environment's step (bandsim.env.VecEnv.pull), for numba loops
+    "env_step",
 ]

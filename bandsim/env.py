@@ -5,7 +5,7 @@ instance, explicit means, an :class:`~bandsim.instances.Instance` from data)
 and a seed. ``env.pull(arms, n)`` makes every run r pull ``arms[r]`` for ``n``
 users at once and returns each batch's released sum: a batch is one draw and
 one release of the mechanism, through the very kernel call the engines make
-(:func:`bandsim.kernels.protocols.estimate`, drawn with
+(:func:`bandsim.kernels.protocols.batch_estimate`, drawn with
 :mod:`bandsim.kernels.rewards` and released with
 :func:`bandsim.kernels.record.release`). Any registered mechanism — built-in or
 plug-in — is named with ``mechanism=`` and its parameters (``epsilon=`` …);
@@ -97,7 +97,7 @@ class VecEnv:
         got = self._batches.get(key)
         if got is None:
             if mechanism is None:
-                got = (codes.NONE, np.zeros(4), np.zeros(3, np.int64), hooks_for("none"))
+                got = (codes.NONE, np.zeros(4), np.zeros(3, np.int64), None)
             else:
                 mech = registry.get_mechanism(mechanism)
                 b = mech.derive(n, params)
@@ -105,7 +105,8 @@ class VecEnv:
                 fpar[:len(b.fpar)] = b.fpar
                 ipar = np.zeros(max(3, len(b.ipar)), np.int64)
                 ipar[:len(b.ipar)] = b.ipar
-                got = (int(b.code), fpar, ipar, hooks_for(mechanism))
+                plugin = int(b.code) >= codes.PLUGIN  # built-ins pass no hooks (pruned)
+                got = (int(b.code), fpar, ipar, hooks_for(mechanism) if plugin else None)
             self._batches[key] = got
         return got
 

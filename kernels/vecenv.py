@@ -2,12 +2,13 @@
 
 ``bandsim.env.VecEnv`` steps thousands of independent runs from a user's
 loop; each step is this kernel: run r pulls arm ``arms[r]`` for ``n`` users,
-the batch is one draw and one release of the mechanism — the very call
-(:func:`kernels.protocols.estimate`) the elimination and decision engines make —
+the batch is one draw and one release of the mechanism — the very calls
+(:func:`kernels.protocols.batch_estimate`, ``plugin_estimate``) the elimination engine makes —
 and the pulls and the exact pseudo-regret Σ_a Δ_a N_a(t) are kept.
 """
 from ._jit import jit
-from .protocols import estimate
+from .codes import PLUGIN
+from .protocols import batch_estimate, plugin_estimate
 
 
 @jit
@@ -33,8 +34,9 @@ def step(rng, rcode, rpar, gaps, arms, n, mech, fpar, ipar, hooks, rec, t, pulls
         Mechanism code (:mod:`kernels.codes`); ``NONE`` releases the exact sum.
     fpar : float64 (F,); ipar : int64 (I,)
         The mechanism's batch parameters for ``n`` users.
-    hooks : kernels.hooks.Hooks
-        A plug-in mechanism's kernels (unbound for a built-in).
+    hooks : kernels.hooks.Hooks or None
+        A plug-in mechanism's kernels; ``None`` for a built-in code (Numba
+        prunes the plug-in branch for a ``None`` argument, as in the engines).
     rec : kernels.record.Recorder or None
         A recorder in the whole-run audit, else ``None``.
     t : int64 (R,)
@@ -57,19 +59,28 @@ def step(rng, rcode, rpar, gaps, arms, n, mech, fpar, ipar, hooks, rec, t, pulls
     Raises
     ------
     ValueError
-        For an arm outside [0, K), or an unknown mechanism code.
+        For an arm outside [0, K), an unknown mechanism code, or a plug-in
+        code with ``hooks=None``.
     """
     k = gaps.shape[1]
+    nc = checkpoints.shape[0]
     for r in range(arms.shape[0]):
         a = arms[r]
         if a < 0 or a >= k:
             raise ValueError("vecenv.step: an arm outside [0, K)")
-        c = ci[r]
-        while c < checkpoints.shape[0] and checkpoints[c] <= t[r] + n:
-            curve[r, c] = regret[r] + (checkpoints[c] - t[r]) * gaps[r, a]
-            c += 1
-        ci[r] = c
-        out[r] = estimate(rng, mech, rcode, rpar[r, a], n, fpar, ipar, hooks, rec, r, t[r], a)
+        if nc > 0:
+            c = ci[r]
+            while c < nc and checkpoints[c] <= t[r] + n:
+                curve[r, c] = regret[r] + (checkpoints[c] - t[r]) * gaps[r, a]
+                c += 1
+            ci[r] = c
+        if mech >= PLUGIN:  # the hooks never reach the built-in paths
+            if hooks is None:  # on the argument itself: pruned at compile time
+                raise ValueError("vecenv.step: a plug-in mechanism code without its kernels")
+            out[r] = plugin_estimate(rng, mech, rcode, rpar[r, a], n, fpar, ipar, hooks, rec, r,
+                                     t[r], a)
+        else:
+            out[r] = batch_estimate(rng, mech, rcode, rpar[r, a], n, fpar, ipar, rec, r, t[r], a)
         t[r] += n
         pulls[r, a] += n
         regret[r] += n * gaps[r, a]

@@ -1,4 +1,5 @@
 """bandsim.env: a batch is one draw and one release, exactly as the engines make them."""
+import numba
 import numpy as np
 import pytest
 
@@ -64,3 +65,33 @@ def test_bad_input_fails_closed():
         env.pull(np.array([0, 1]), 3, mechanism="no-such-mechanism")
     with pytest.raises(bandsim.ConfigError, match="runs"):
         bandsim.env.make(means=[0.5, 0.4], runs=0)
+
+
+@numba.njit
+def _laplace_sum_noise(rng, n, fpar):
+    return rng.laplace(0.0, fpar[0])
+
+
+def test_a_plugin_mechanism_releases_through_its_own_kernel():
+    from bandsim.plugin import NoiseOnSum, SumBatch, codes
+
+    def batch(n, epsilon):
+        return SumBatch(name="env-lap", n=int(n), fpar=(1.0 / epsilon,), ipar=(),
+                        code=codes.PLUGIN_SUM, privacy=dict(guarantee="central ε-DP",
+                                                            epsilon=epsilon), theorem="Laplace")
+
+    bandsim.register(NoiseOnSum(name="env-lap", summary="Laplace on the sum (test)",
+                                source="Dwork et al. (TCC 2006)", trust="central ε-DP",
+                                batch=batch, kernels={"sum_noise": _laplace_sum_noise}),
+                     replace=True)
+    try:
+        arms = np.array([0, 1, 1, 0])
+        mine = bandsim.env.make(means=[0.6, 0.3], runs=4, seed=5)
+        got = mine.pull(arms, 200, mechanism="env-lap", epsilon=0.5)
+        ref = bandsim.env.make(means=[0.6, 0.3], runs=4, seed=5)
+        want = ref.pull(arms, 200, mechanism="laplace", epsilon=0.5)
+        assert np.array_equal(got, want)  # the same draws: sum, then Lap(2) from the stream
+        bad = bandsim.env.make(means=[0.6, 0.3], runs=4, seed=5)
+        assert not np.array_equal(bad.pull(arms, 200, mechanism="laplace", epsilon=0.7), want)
+    finally:
+        bandsim.plugin.unregister("env-lap")

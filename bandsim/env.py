@@ -121,8 +121,10 @@ class VecEnv:
         n : int
             Users in each run's batch, ≥ 1.
         mechanism : str, optional
-            A registered mechanism (``bandsim list``), built-in or plug-in; its
-            parameters as keywords (e.g. ``epsilon=0.5``). Default: the exact sum.
+            A registered mechanism (``bandsim list``), built-in or plug-in.
+            Default: the exact sum.
+        **params
+            The mechanism's parameters (e.g. ``epsilon=0.5``).
 
         Returns
         -------
@@ -236,6 +238,9 @@ def loop_algorithm(loop: Callable[[VecEnv], Any], *, name: str, mechanism: str,
         The registered mechanism every batch is released through.
     params : sequence of Param
         The loop's parameters (e.g. ``(bandsim.plugin.EPSILON,)``).
+    summary, trust, source : str
+        The declaration's one-line summary, trust model and source (as for any
+        plug-in: ``bandsim list`` shows them).
 
     Returns
     -------

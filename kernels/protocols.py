@@ -55,8 +55,10 @@ def batch_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm):
         The arm's reward parameters.
     n : int64
         Users in the batch.
-    fpar : float64 (F,), ipar : int64 (I,)
-        Mechanism parameters for this batch size.
+    fpar : float64 (F,)
+        Real mechanism parameters for this batch size.
+    ipar : int64 (I,)
+        Integer mechanism parameters for this batch size.
     rec : kernels.record.Recorder or None
         ``None`` in a simulation; a recorder in the whole-run privacy audit
         (the batch's rewards and its release go through :mod:`kernels.record`).

@@ -40,7 +40,20 @@ GAUSSIAN_EXACT_MAX_N = 64
 
 @jit
 def clipped_gaussian(rng, mu, sigma):
-    """One reward clip(N(mu, sigma^2), 0, 1) (float64)."""
+    """One reward clip(N(mu, sigma^2), 0, 1) (float64).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
+    mu, sigma : float
+        Location and scale σ > 0 of the Gaussian before clipping (reward units).
+
+    Returns
+    -------
+    float64
+        The reward, in [0, 1].
+    """
     x = mu + sigma * rng.standard_normal()
     if x < 0.0:
         return 0.0
@@ -147,6 +160,20 @@ def draw(rng, code, par):
     :func:`clipped_gaussian`; categorical: one uniform against the
     cumulative probabilities (:func:`categorical_draw`).
 
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
+    code : int
+        Reward model code (``BERNOULLI``, ``CLIPPED_GAUSSIAN`` or ``CATEGORICAL``).
+    par : float64 (P,)
+        The arm's parameter row, see the module docstring.
+
+    Returns
+    -------
+    float64
+        The reward, in [0, 1].
+
     Raises
     ------
     ValueError
@@ -214,7 +241,25 @@ def binary_batch_sum(rng, code, par, n):
 
 @jit
 def reward_mean(code, par):
-    """E[X] of one arm's reward from its parameter row (float64)."""
+    """E[X] of one arm's reward from its parameter row (float64).
+
+    Parameters
+    ----------
+    code : int
+        Reward model code (``BERNOULLI``, ``CLIPPED_GAUSSIAN`` or ``CATEGORICAL``).
+    par : float64 (P,)
+        The arm's parameter row, see the module docstring.
+
+    Returns
+    -------
+    float64
+        The mean reward, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        For an unknown reward model code.
+    """
     if code == BERNOULLI:
         return par[0]
     if code == CLIPPED_GAUSSIAN:
@@ -270,6 +315,20 @@ def encode(rng, x, g):
 
     x̂ = ⌊x g⌋ + Ber(x g − ⌊x g⌋), so E[x̂] = x g and x̂ ∈ {0, …, g}
     (Chowdhury & Zhou (2023), Algorithm 2 line 3).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
+    x : float
+        The reward, in [0, 1].
+    g : int
+        The precision (encoded units per reward unit), ≥ 1.
+
+    Returns
+    -------
+    int64
+        x̂ ∈ {0, …, g}.
     """
     y = x * g
     fl = math.floor(y)

@@ -96,6 +96,8 @@ def polya(rng, r, beta):
 
     Parameters
     ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
     r : float
         Shape, 0 < r < ∞.
     beta : float
@@ -122,6 +124,18 @@ def polya(rng, r, beta):
 def geometric_failures(rng, q):
     """Failures before the first success (int64), success probability q.
 
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
+    q : float
+        Success probability, in [2^−46, 1].
+
+    Returns
+    -------
+    int64
+        The number of failures, ≥ 0.
+
     Raises
     ------
     ValueError
@@ -135,6 +149,18 @@ def geometric_failures(rng, q):
 @jit
 def discrete_laplace(rng, q):
     """One Lap_Z(b) draw (int64); ``q = 1 − e^{−1/b}`` ∈ [2^−46, 1].
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
+    q : float
+        1 − e^{−1/b}, in [2^−46, 1] (b: the scale, integer units).
+
+    Returns
+    -------
+    int64
+        Geometric(q) − Geometric(q) (Chowdhury & Zhou, ICLR 2023, Section 4).
 
     Raises
     ------
@@ -163,6 +189,8 @@ def discrete_laplace_sum(rng, n, q):
 
     Parameters
     ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
     n : int
         n ≥ 0 (n = 0 is the empty sum, 0, and draws nothing).
     q : float
@@ -187,6 +215,18 @@ def discrete_laplace_sum(rng, n, q):
 def skellam(rng, mu):
     """One Sk(0, 2 mu) draw (int64): Poisson(mu) − Poisson(mu), 0 < mu ≤ 2^52.
 
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
+    mu : float
+        Each Poisson's mean, in (0, 2^52] (integer units).
+
+    Returns
+    -------
+    int64
+        The draw (variance 2 mu).
+
     Raises
     ------
     ValueError
@@ -203,6 +243,8 @@ def discrete_gaussian(rng, sigma2):
 
     Parameters
     ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
     sigma2 : float
         σ², 0 < σ² ≤ 2^90 (variance parameter of the pmf ∝ exp(−x²/2σ²)).
 
@@ -226,7 +268,21 @@ def discrete_gaussian(rng, sigma2):
 @jit_inline
 def laplace_draw(rng, scale):
     """Lap(scale) by ``Generator.laplace`` (float64): every Laplace draw of the SVT and
-    per-round Thompson engines, so that the sampled audit runs the same function."""
+    per-round Thompson engines, so that the sampled audit runs the same function.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
+    scale : float
+        The Laplace scale b > 0 (1/ε on a sum of sensitivity 1; Dwork, McSherry,
+        Nissim & Smith, TCC 2006), in the statistic's units.
+
+    Returns
+    -------
+    float64
+        One draw of density e^{−|x|/b} / 2b.
+    """
     return rng.laplace(0.0, scale)
 
 

@@ -32,8 +32,10 @@ def step(rng, rcode, rpar, gaps, arms, n, mech, fpar, ipar, hooks, rec, t, pulls
         Users (pulls) in every run's batch, ≥ 1.
     mech : int
         Mechanism code (:mod:`kernels.codes`); ``NONE`` releases the exact sum.
-    fpar : float64 (F,); ipar : int64 (I,)
-        The mechanism's batch parameters for ``n`` users.
+    fpar : float64 (F,)
+        The mechanism's real batch parameters for ``n`` users.
+    ipar : int64 (I,)
+        The mechanism's integer batch parameters for ``n`` users.
     hooks : kernels.hooks.Hooks or None
         A plug-in mechanism's kernels; ``None`` for a built-in code (Numba
         prunes the plug-in branch for a ``None`` argument, as in the engines).

@@ -25,10 +25,9 @@ internal and may change in any release.
 
 What is here
 ------------
-Reward sums (one reward path; codes :data:`BERNOULLI`,
-:data:`CLIPPED_GAUSSIAN`, :data:`CATEGORICAL`; ``par`` rows as in
-:mod:`bandsim.kernels.rewards`)
-    :func:`batch_sum`, :func:`draw`, :func:`binary_batch_sum`,
+Reward sums (the one reward path)
+    Codes :data:`BERNOULLI`, :data:`CLIPPED_GAUSSIAN`, :data:`CATEGORICAL`;
+    ``par`` rows as in :mod:`bandsim.kernels.rewards`. :func:`batch_sum`, :func:`draw`, :func:`binary_batch_sum`,
     :func:`categorical_counts`, :func:`clipped_gaussian`, :func:`reward_mean`,
     :func:`encoded_sum`, :func:`encode`.
 Noise samplers (Chowdhury & Zhou, ICLR 2023, Section 4 and Appendix C)

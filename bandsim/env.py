@@ -231,7 +231,8 @@ def loop_algorithm(loop: Callable[[VecEnv], Any], *, name: str, mechanism: str,
 
     Parameters
     ----------
-    loop : callable (env: VecEnv, **params) -> None
+    loop : callable
+        ``loop(env, **params)``, returning nothing.
     name : str
         The algorithm's name (as for any plug-in).
     mechanism : str

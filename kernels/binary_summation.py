@@ -68,7 +68,22 @@ def noise_ones(rng, m, tau):
 
 @jit
 def analyzer(ones, m, tau):
-    """The analyzer A: debiased estimate ``ones − E[B]`` of Σ x_i (float64)."""
+    """The analyzer A: debiased estimate ``ones − E[B]`` of Σ x_i (float64).
+
+    Parameters
+    ----------
+    ones : int64
+        The shuffler's count of ones (the users' bits and the noise bits B).
+    m : int64
+        Users in the batch, ≥ 1.
+    tau : float64
+        The protocol's noise parameter τ > 0 (Tenenbaum et al., ICML 2021, Algorithm 3).
+
+    Returns
+    -------
+    float64
+        The estimate of Σ x_i (reward units; unbiased).
+    """
     return ones - noise_mean(m, tau)
 
 
@@ -79,6 +94,22 @@ def batched_sum(rng, x_sum, m, tau):
     The shuffler's count of ones is ``x_sum + B`` with B drawn by
     :func:`noise_ones` (one Binomial draw); same distribution as
     :func:`per_user_sum`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
+    x_sum : int64
+        The users' true count of ones, in [0, m].
+    m : int64
+        Users in the batch, ≥ 1.
+    tau : float64
+        The protocol's noise parameter τ > 0 (Tenenbaum et al., ICML 2021, Algorithm 3).
+
+    Returns
+    -------
+    float64
+        The analyzer's estimate of Σ x_i (reward units).
     """
     return analyzer(x_sum + noise_ones(rng, m, tau), m, tau)
 

@@ -19,7 +19,26 @@ from .codes import BLOCKS, ROUND_ROBIN
 
 @jit
 def stage_pulls(order, j, k, n, u):
-    """Pulls of the j-th active arm after the first ``u`` pulls of a stage (int64)."""
+    """Pulls of the j-th active arm after the first ``u`` pulls of a stage (int64).
+
+    Parameters
+    ----------
+    order : int
+        ``ROUND_ROBIN`` or ``BLOCKS``.
+    j, k, n, u : int64
+        The arm's place among the ``k`` active arms, pulls per arm in the
+        stage, and pulls of the stage made so far (0 ≤ u ≤ k n).
+
+    Returns
+    -------
+    int64
+        Its pulls, in [0, n].
+
+    Raises
+    ------
+    ValueError
+        For an unknown order code.
+    """
     if order == ROUND_ROBIN:
         full = u // k
         rem = u - full * k
@@ -58,8 +77,33 @@ def fill_checkpoints(out, checkpoints, ci, t0, t1, regret0, order, active, k, n,
     """Write pseudo-regret at every checkpoint in (t0, t1] of one stage.
 
     ``out[c]`` receives the regret at time ``checkpoints[c]`` for ``c ≥ ci``
-    while ``checkpoints[c] ≤ t1``. Returns the index of the first checkpoint
-    not yet written.
+    while ``checkpoints[c] ≤ t1``.
+
+    Parameters
+    ----------
+    out : float64 (C,)
+        The run's regret row at the checkpoints, written in place.
+    checkpoints : int64 (C,)
+        Increasing times in [1, T].
+    ci : int64
+        The first checkpoint not yet written.
+    t0, t1 : int64
+        The stage's start and the last time to write.
+    regret0 : float64
+        Pseudo-regret at ``t0``.
+    order : int
+        ``ROUND_ROBIN`` or ``BLOCKS``.
+    active : int64 (K,)
+        Indices of the active arms in pull order; the first ``k`` are used.
+    k, n : int64
+        Active arms and pulls per arm in the stage.
+    gaps : float64 (K,)
+        Suboptimality gaps Δ_a of the run (reward units).
+
+    Returns
+    -------
+    int64
+        The index of the first checkpoint not yet written.
     """
     nc = checkpoints.shape[0]
     while ci < nc and checkpoints[ci] <= t1:
@@ -86,6 +130,36 @@ def advance(out, checkpoints, ci, t, u, regret, order, active, k, n, gaps, pulls
     ``pulls`` (int64 (K,)) and returns ``(ci, regret)`` after them. With
     ``u = k n`` this is a whole stage; with ``u = T − t`` the stage cut by the
     horizon.
+
+    Parameters
+    ----------
+    out : float64 (C,)
+        The run's regret row at the checkpoints, written in place.
+    checkpoints : int64 (C,)
+        Increasing times in [1, T].
+    ci : int64
+        The first checkpoint not yet written.
+    t, u : int64
+        The stage's start and the pulls of it to account.
+    regret : float64
+        Pseudo-regret at ``t``.
+    order : int
+        ``ROUND_ROBIN`` or ``BLOCKS``.
+    active : int64 (K,)
+        Indices of the active arms in pull order; the first ``k`` are used.
+    k, n : int64
+        Active arms and pulls per arm in the stage.
+    gaps : float64 (K,)
+        Suboptimality gaps Δ_a of the run (reward units).
+    pulls : int64 (K,)
+        N_a, advanced in place.
+
+    Returns
+    -------
+    ci : int64
+        The first checkpoint not yet written.
+    regret : float64
+        Pseudo-regret at ``t + u``.
     """
     ci = fill_checkpoints(out, checkpoints, ci, t, t + u, regret, order, active, k, n, gaps)
     for j in range(k):
@@ -95,7 +169,32 @@ def advance(out, checkpoints, ci, t, u, regret, order, active, k, n, gaps, pulls
 
 @jit
 def commit(out, checkpoints, ci, t, horizon, regret, arm, gaps, pulls):
-    """Pull ``arm`` from time ``t`` to the horizon: checkpoints and N_a(T)."""
+    """Pull ``arm`` from time ``t`` to the horizon: checkpoints and N_a(T).
+
+    Parameters
+    ----------
+    out : float64 (C,)
+        The run's regret row at the checkpoints, written in place.
+    checkpoints : int64 (C,)
+        Increasing times in [1, T].
+    ci : int64
+        The first checkpoint not yet written.
+    t, horizon : int64
+        The time of the commitment and T.
+    regret : float64
+        Pseudo-regret at ``t``.
+    arm : int64
+        The arm pulled until T.
+    gaps : float64 (K,)
+        Suboptimality gaps Δ_a of the run (reward units).
+    pulls : int64 (K,)
+        N_a, advanced in place to N_a(T).
+
+    Returns
+    -------
+    int64
+        The first checkpoint not yet written (C once every one is).
+    """
     if t < horizon:
         pulls[arm] += horizon - t
         ci = fill_linear(out, checkpoints, ci, t, regret, gaps[arm])

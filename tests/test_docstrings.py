@@ -43,9 +43,7 @@ def _public_functions():
 #: (they are documented in prose or in their module). Lower it, never raise it.
 BACKEND_UNDOCUMENTED = {"secagg_analyze", "secagg_batched_output", "secagg_batched_estimate",
                         "secagg_total_noise", "secagg_per_user_output",
-                        "secagg_per_user_estimate", "secagg_user_noise", "binary_batched_sum",
-                        "binary_analyzer", "stage_pulls", "fill_checkpoints", "advance",
-                        "commit"}
+                        "secagg_per_user_estimate", "secagg_user_noise"}
 
 
 def _backend_and_env():

@@ -74,7 +74,20 @@ from .samplers import (discrete_gaussian, discrete_laplace, discrete_laplace_sum
 
 @jit
 def analyze(y, n, g, tau, m):
-    """Analyzer A (Algorithm 3): decode ŷ ∈ Z_m into reward units (float64)."""
+    """Analyzer A (Algorithm 3): decode ŷ ∈ Z_m into reward units (float64).
+
+    Parameters
+    ----------
+    y : int64
+        ŷ ∈ Z_m, the shuffled (or securely aggregated) sum mod m.
+    n, g, tau, m : int64
+        Users, precision, accuracy τ and modulus of the batch.
+
+    Returns
+    -------
+    float64
+        The estimate of Σ x_i, reward units (ŷ read as a signed residue, over g).
+    """
     if y > n * g + tau:
         return (y - m) / g
     return y / g
@@ -84,8 +97,26 @@ def analyze(y, n, g, tau, m):
 def user_noise(rng, mech, n, fpar):
     """One user's noise η_i (int64) for mechanism ``mech`` in a batch of n.
 
-    Raises ``ValueError`` for an unknown ``mech`` or invalid noise parameters
-    (:mod:`kernels.samplers`).
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
+    mech : int
+        Mechanism code (``DIST_DP`` … ``DIST_DP_SHUFFLE``, :mod:`kernels.codes`).
+    n : int64
+        Users in the batch, ≥ 1.
+    fpar : float64 (F,)
+        Noise parameters (see the module docstring).
+
+    Returns
+    -------
+    int64
+        η_i, encoded units (Chowdhury & Zhou, ICLR 2023, Algorithm 2 line 4).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``mech`` or invalid noise parameters (:mod:`kernels.samplers`).
     """
     if mech == DIST_DP or mech == DIST_DP_SHUFFLE:
         r = 1.0 / n
@@ -108,7 +139,27 @@ def total_noise(rng, mech, n, fpar):
     Pólya pairs sum to Lap_Z(g/ε) (Fact 1); Skellams sum to a Skellam;
     n discrete Laplaces sum to NB(n, q) − NB(n, q); the discrete Gaussian sum
     is approximated by one N_Z(0, Σσ²) (see the module docstring).
-    Raises ``ValueError`` for an unknown ``mech`` or invalid noise parameters.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
+    mech : int
+        Mechanism code (``DIST_DP`` … ``DIST_DP_SHUFFLE``, :mod:`kernels.codes`).
+    n : int64
+        Users in the batch, ≥ 1.
+    fpar : float64 (F,)
+        Noise parameters (see the module docstring).
+
+    Returns
+    -------
+    int64
+        Σ η_i, encoded units.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``mech`` or invalid noise parameters (:mod:`kernels.samplers`).
     """
     if mech == DIST_DP or mech == DIST_DP_SHUFFLE:
         return discrete_laplace(rng, fpar[0])
@@ -157,7 +208,28 @@ def finish(rng, mech, yhat, n, fpar, ipar):
 
 @jit
 def batched_output(rng, mech, xhat_sum, n, fpar, ipar):
-    """Analyzer output for a batch whose encoded sum Σ x̂ is given (batched path)."""
+    """Analyzer output for a batch whose encoded sum Σ x̂ is given (batched path).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
+    mech : int
+        Mechanism code (``DIST_DP`` … ``DIST_DP_SHUFFLE``, :mod:`kernels.codes`).
+    xhat_sum : int64
+        Σ x̂_i, encoded units (in [0, n g]).
+    n : int64
+        Users in the batch.
+    fpar : float64 (F,)
+        Noise parameters (see the module docstring).
+    ipar : int64 (3,)
+        Precision g, accuracy τ and modulus m = n g + 2τ + 1.
+
+    Returns
+    -------
+    float64
+        The analyzer's estimate of Σ x_i, reward units.
+    """
     m = ipar[2]
     yhat = (xhat_sum + total_noise(rng, mech, n, fpar)) % m
     return finish(rng, mech, yhat, n, fpar, ipar)
@@ -168,6 +240,24 @@ def per_user_output(rng, mech, x, fpar, ipar):
     """Analyzer output for given rewards x (float64 (n,)), user by user.
 
     Each user runs R (encode, own noise, mod m); S sums the y_i mod m.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
+    mech : int
+        Mechanism code (``DIST_DP`` … ``DIST_DP_SHUFFLE``, :mod:`kernels.codes`).
+    x : float64 (n,)
+        The users' rewards, in [0, 1].
+    fpar : float64 (F,)
+        Noise parameters (see the module docstring).
+    ipar : int64 (3,)
+        Precision g, accuracy τ and modulus m = n g + 2τ + 1.
+
+    Returns
+    -------
+    float64
+        The analyzer's estimate of Σ x_i, reward units.
     """
     g, m = ipar[0], ipar[2]
     n = x.shape[0]
@@ -188,7 +278,9 @@ def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm):
     mech : int
         Mechanism code (``DIST_DP`` … ``DIST_DP_SHUFFLE``).
     rcode : int
-        Reward model code; rpar : float64 (P,) the arm's parameters.
+        Reward model code.
+    rpar : float64 (P,)
+        The arm's reward parameters.
     n : int64
         Users in the batch, l(b).
     fpar : float64 (F,)
@@ -207,7 +299,30 @@ def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm):
 
 @jit
 def per_user_estimate(rng, mech, rcode, rpar, n, fpar, ipar):
-    """Same as :func:`batched_estimate`, every user simulated (the per-user twin)."""
+    """Same as :func:`batched_estimate`, every user simulated (the per-user twin).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The caller's generator (advanced).
+    mech : int
+        Mechanism code (``DIST_DP`` … ``DIST_DP_SHUFFLE``, :mod:`kernels.codes`).
+    rcode : int
+        Reward model code.
+    rpar : float64 (P,)
+        The arm's reward parameters.
+    n : int64
+        Users in the batch.
+    fpar : float64 (F,)
+        Noise parameters (see the module docstring).
+    ipar : int64 (3,)
+        Precision g, accuracy τ and modulus m = n g + 2τ + 1.
+
+    Returns
+    -------
+    float64
+        The analyzer's estimate of the batch's reward sum, reward units.
+    """
     g, m = ipar[0], ipar[2]
     yhat = np.int64(0)
     for _ in range(n):

@@ -39,20 +39,12 @@ def _public_functions():
     return names
 
 
-#: Public kernels of bandsim.backend whose docstrings do not yet document every parameter
-#: (they are documented in prose or in their module). Lower it, never raise it.
-BACKEND_UNDOCUMENTED = {"secagg_analyze", "secagg_batched_output", "secagg_batched_estimate",
-                        "secagg_total_noise", "secagg_per_user_output",
-                        "secagg_per_user_estimate", "secagg_user_noise"}
-
-
 def _backend_and_env():
     import bandsim.backend
     import bandsim.env
 
     names = [f"bandsim.backend.{n}" for n in bandsim.backend.__all__
-             if hasattr(getattr(bandsim.backend, n), "py_func")
-             and n not in BACKEND_UNDOCUMENTED]
+             if hasattr(getattr(bandsim.backend, n), "py_func")]
     return names + ["bandsim.env.make", "bandsim.env.audit", "bandsim.env.loop_algorithm",
                     "bandsim.env.VecEnv.pull"]
 
@@ -62,14 +54,6 @@ def test_numpydoc_sections_of_the_backend_and_env(name):
     errors = [f"{code}: {msg}" for code, msg in numpydoc_validate.validate(name)["errors"]
               if code in CHECKED]
     assert not errors, errors
-
-
-def test_the_backend_ratchet_lists_only_undocumented_kernels():
-    import bandsim.backend
-
-    still = {n for n in BACKEND_UNDOCUMENTED if any(
-        c in CHECKED for c, _ in numpydoc_validate.validate(f"bandsim.backend.{n}")["errors"])}
-    assert still == BACKEND_UNDOCUMENTED, f"documented now, remove: {BACKEND_UNDOCUMENTED - still}"
 
 
 def test_the_checked_set_is_not_empty():

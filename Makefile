@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast bench clean
+.PHONY: demo test test-fast bench docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,5 +28,9 @@ bench: $(STAMP)
 	$(BIN)/python -m pytest benchmarks -q -s --benchmark-only --benchmark-columns=min,median,max,rounds \
 		--benchmark-json=.benchmarks/latest.json
 
+# the API reference (Sphinx + numpydoc, from the docstrings), warnings are errors
+docs: $(STAMP)
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs/api docs/api/_build/html
+
 clean:
-	rm -rf $(VENV) .pytest_cache .benchmarks
+	rm -rf $(VENV) .pytest_cache .benchmarks docs/api/_build

@@ -9,6 +9,9 @@ Plug-ins declare an :class:`Algorithm` or a :class:`Mechanism` and
 :func:`register` it; :mod:`bandsim.plugin` holds everything a plug-in needs
 (docs/plugins.md).
 """
+import os
+from typing import Any
+
 from . import errors as _errors
 from ._version import __version__
 
@@ -33,7 +36,7 @@ from .studies.sweep import sweep as _sweep  # noqa: E402
 from .studies.tables import load as _load  # noqa: E402
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name == "plugin":  # the plug-in author's module (bandsim.plugin), loaded when asked for
         import importlib
 
@@ -41,8 +44,10 @@ def __getattr__(name):
     raise AttributeError(f"module 'bandsim' has no attribute {name!r}")
 
 
-def sweep(grid, out, *, study=None, name=None, seeds="shared", replicates=1, console=None,
-          backend="local", scheduler=None, overwrite=False, verbose=False, verify=False):
+def sweep(grid: Any, out: str | os.PathLike, *, study: str | None = None,
+          name: str | None = None, seeds: str = "shared", replicates: int = 1,
+          console: Any = None, backend: str = "local", scheduler: str | None = None,
+          overwrite: bool = False, verbose: bool = False, verify: bool = False) -> list:
     """Run a grid of simulations into a study directory; return one summary row per job.
 
     The parameters, return value and errors are those of
@@ -54,7 +59,8 @@ def sweep(grid, out, *, study=None, name=None, seeds="shared", replicates=1, con
                   verbose=verbose, verify=verify)
 
 
-def load(directory, *, level="job", allow_missing=False):
+def load(directory: str | os.PathLike, *, level: str = "job",
+         allow_missing: bool = False) -> Any:
     """A study directory as one tidy pyarrow Table (``.to_pandas()``, ``polars.from_arrow``).
 
     The parameters, return value and errors are those of

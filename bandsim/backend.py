@@ -10,7 +10,7 @@ Numba, "float" float64. Arrays must be C-contiguous.
 
 The names in ``__all__`` are the public surface. They follow semantic
 versioning, and a change to one is deprecated for one minor release first
-(docs/backend.md, "Stability"); tests/test_backend.py compares their
+(docs/backend.md, "Stability"); tests/test_public_api.py compares their
 signatures with tests/data/public_api.json.
 
 Reward sums (reward model ``code`` with parameter row ``par`` float64 (P,))
@@ -161,6 +161,13 @@ Recorder, recorder(mode, capacity, block=-1, y=0.0, seed=0, frozen=None, blocks=
 LAW_EXACT, LAW_LAPLACE, LAW_SVT_THRESHOLD, LAW_SVT_QUERY, LAW_BATCH, RECORD, REPLAY : int
     Law and mode codes.
 
+Vectorized environment (what :meth:`bandsim.env.VecEnv.pull` runs)
+-------------------------------------------------------------------
+env_step(rng, rcode, rpar, gaps, arms, n, mech, fpar, ipar, hooks, rec, t, pulls, regret, out, checkpoints, ci, curve) -> None
+    Pull ``arms[r]`` int64 (R,) for ``n`` users in every run r and release each
+    batch sum into ``out`` float64 (R,) through :func:`batch_estimate`; pulls
+    int64 (R, K), t, regret float64 (R,) updated in place (docs/env.md).
+
 Mechanism codes: ``NONE``, ``LAPLACE``, ``DIST_DP``, ``DIST_RDP``, ``DIST_CDP``,
 ``CENTRAL``, ``LOCAL``, ``DIST_DP_SHUFFLE``, ``SHUFFLE_BINARY`` (int).
 
@@ -202,6 +209,7 @@ from .kernels.sequential import LEVEL as TREE_LEVEL
 from .kernels.sequential import MAX_LEVELS, tree_insert, tree_release
 from .kernels.shard import Shard, make_shard
 from .kernels.svt import run_shard as svt_run_shard
+from .kernels.vecenv import step as env_step
 
 #: The public functions (Numba dispatchers, ``recorder`` and ``make_shard`` plain Python).
 FUNCTIONS = (
@@ -215,7 +223,7 @@ FUNCTIONS = (
     "svt_run_shard", "make_shard",
     "stage_pulls", "stage_regret", "advance", "commit", "fill_checkpoints", "fill_linear",
     "start_run", "eliminate",
-    "release", "recorder",
+    "release", "recorder", "env_step",
 )
 #: The public classes (NamedTuples that cross into the kernels).
 CLASSES = ("Recorder", "Shard")

@@ -139,3 +139,10 @@ LAW_SVT_QUERY: int
 LAW_BATCH: int
 RECORD: int
 REPLAY: int
+
+# the vectorized environment's step (bandsim.env)
+def env_step(rng: _Generator, rcode: int, rpar: _FloatArray, gaps: _FloatArray, arms: _IntArray,
+             n: int, mech: int, fpar: _FloatArray, ipar: _IntArray, hooks: object,
+             rec: Recorder | None, t: _IntArray, pulls: _IntArray, regret: _FloatArray,
+             out: _FloatArray, checkpoints: _IntArray, ci: _IntArray,
+             curve: _FloatArray) -> None: ...

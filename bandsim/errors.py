@@ -8,7 +8,7 @@ class ConfigError(ValueError):
     raised before any simulation work starts.
     """
 
-    def __init__(self, field, value, allowed):
+    def __init__(self, field: str, value: object, allowed: str) -> None:
         self.field = field
         self.value = value
         self.allowed = allowed

@@ -6,7 +6,7 @@ common ones (ε, δ, β, p, η, s, m) are declared once here and shared.
 """
 import math
 from dataclasses import KW_ONLY, dataclass, replace
-from typing import Callable
+from typing import Any, Callable
 
 from .errors import ConfigError, check_int, check_range
 
@@ -84,11 +84,11 @@ class Param:
     def required(self):
         return self.default is REQUIRED
 
-    def with_default(self, default):
+    def with_default(self, default: object) -> "Param":
         """The same parameter with another default (e.g. p = 1/(2T))."""
         return replace(self, default=default)
 
-    def range_text(self):
+    def range_text(self) -> str:
         """The allowed range as text, e.g. ``(0, 1)`` or ``integer ≥ 1``."""
         if self.boolean:
             return "true or false"
@@ -100,7 +100,7 @@ class Param:
         hi = "inf" if self.hi is None else f"{self.hi:g}"
         return f"{'(' if self.lo_open else '['}{lo}, {hi}{')' if self.hi_open else ']'}"
 
-    def default_text(self):
+    def default_text(self) -> str:
         if self.required:
             return "required"
         if isinstance(self.default, Derived):
@@ -111,7 +111,7 @@ class Param:
             return str(self.default)
         return f"{self.default:g}" if isinstance(self.default, (int, float)) else str(self.default)
 
-    def validate(self, value):
+    def validate(self, value: object) -> Any:
         """The value as int/float if it lies in the range, else ConfigError.
 
         Non-finite values are refused unless the range is unbounded on that

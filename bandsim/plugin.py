@@ -96,7 +96,7 @@ from .privacy.sampled import sampled
 from .runner import simulate
 
 
-def check(declaration):
+def check(declaration: Algorithm | Mechanism) -> None:
     """Validate a declaration as :func:`register` would, without registering it.
 
     Raises

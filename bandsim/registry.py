@@ -15,7 +15,7 @@ arguments, which registers its declarations). See docs/plugins.md.
 import contextlib
 import sys
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from . import hookcache, provenance, validation
 from .errors import ConfigError
@@ -150,7 +150,7 @@ class Mechanism:
             raise ConfigError(f"mechanism {self.name!r} kind", self.kind,
                               f"must be one of {', '.join(g.value for g in Guarantee)}") from None
 
-    def default_audit(self):
+    def default_audit(self) -> str | None:
         """Which exact audit :mod:`bandsim.privacy.audit` supplies when ``audit`` is not given.
 
         ``secagg`` (the analyzer's view of the protocol, from ``noise_law``),
@@ -178,7 +178,7 @@ class Mechanism:
         """The :class:`~bandsim.guarantees.Guarantee` (same as ``kind``)."""
         return self.kind
 
-    def derive(self, n, params):
+    def derive(self, n: int, params: dict) -> Any:
         """The batch object for ``n`` users from an algorithm's resolved parameters."""
         return self.batch(n, **{k: params[k] for k in self.takes if k in params})
 
@@ -247,11 +247,11 @@ class Algorithm:
     #: text); compiled against it when a plug-in registers (:mod:`bandsim.validation`).
     hooks = {}
 
-    def resolve(self, given, horizon):
+    def resolve(self, given: dict, horizon: int) -> dict:
         """Validated parameter values (see :func:`bandsim.params.resolve`)."""
         return resolve(self.params, given, horizon, self.name)
 
-    def param(self, name):
+    def param(self, name: str) -> Any:
         """The :class:`~bandsim.params.Param` called ``name``, or None."""
         return next((p for p in self.params if p.name == name), None)
 
@@ -260,7 +260,7 @@ class Algorithm:
         """The parameter with the confidence role (DP-SE's β, Chowdhury & Zhou's p), or None."""
         return next((p for p in self.params if p.role == CONFIDENCE), None)
 
-    def check_rewards(self, rewards):
+    def check_rewards(self, rewards: str) -> None:
         """ConfigError unless this algorithm supports the reward model."""
         if rewards not in self.rewards:
             raise ConfigError("rewards", rewards,
@@ -324,7 +324,7 @@ def _changed():
         cb()
 
 
-def register(*declarations, replace=False):
+def register(*declarations: "Algorithm | Mechanism", replace: bool = False) -> None:
     """Register algorithms and mechanisms (built-in or plug-in).
 
     All the declarations of one call are validated first and then registered
@@ -404,7 +404,7 @@ def _runtime_source(declarations):
     return provenance.of_declarations(declarations)
 
 
-def unregister(*names):
+def unregister(*names: str) -> None:
     """Remove plug-in declarations by name (algorithms and mechanisms alike).
 
     Compiled engines rebound to a removed mechanism's kernels are dropped too.
@@ -536,7 +536,7 @@ def mechanisms():
     return dict(_tables()[0])
 
 
-def get_algorithm(name):
+def get_algorithm(name: "str | Algorithm") -> "Algorithm":
     """The declaration of algorithm ``name`` (a name, or a registered declaration).
 
     Raises
@@ -559,7 +559,7 @@ def get_algorithm(name):
     return algos[name]
 
 
-def get_mechanism(name):
+def get_mechanism(name: "str | Mechanism") -> "Mechanism":
     """The declaration of mechanism ``name`` (ConfigError if unknown)."""
     if isinstance(name, Mechanism):
         return name

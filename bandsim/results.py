@@ -13,6 +13,8 @@ import json
 import math
 from dataclasses import dataclass, field
 
+from typing import Any
+
 import numpy as np
 
 from . import confidence
@@ -186,7 +188,7 @@ class Result:
         """T, the last checkpoint, int."""
         return int(self.checkpoints[-1])
 
-    def to_pandas(self, kind="regret"):
+    def to_pandas(self, kind: str = "regret") -> Any:
         """Tidy (long) pandas frames of the result.
 
         Parameters
@@ -229,7 +231,7 @@ class Result:
         df.attrs["config"] = dict(self.config)
         return df
 
-    def to_xarray(self):
+    def to_xarray(self) -> Any:
         """The result as an :class:`xarray.Dataset` with dimensions ``run``, ``t`` and ``arm``.
 
         Returns
@@ -257,7 +259,7 @@ class Result:
             attrs={"config": json.dumps(dict(self.config)),
                    "versions": json.dumps(self.versions)})
 
-    def summary(self):
+    def summary(self) -> dict:
         """Summary statistics of the final pseudo-regret.
 
         Returns
@@ -291,7 +293,7 @@ class Result:
             "pulls_mean": self.pulls.mean(axis=0).tolist(),
         }
 
-    def mean_regret_curve(self):
+    def mean_regret_curve(self) -> Any:
         """Mean pseudo-regret over runs at each checkpoint.
 
         Returns
@@ -300,7 +302,8 @@ class Result:
         """
         return self.pseudo_regret.mean(axis=0)
 
-    def to_parquet(self, path, extra_meta=None, durable=True):
+    def to_parquet(self, path: Any, extra_meta: dict | None = None,
+                   durable: bool = True) -> None:
         """Write the result to ``path`` (Parquet via pyarrow, atomically); lossless.
 
         Parameters

@@ -9,6 +9,7 @@ rows, so results are bit-identical for any number of threads.
 """
 import os
 import secrets
+from typing import Any, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -152,9 +153,12 @@ def sampler_provenance(algo, rewards):
             "rewards": reward.get(rewards, []), "implementations": impl}
 
 
-def simulate(algorithm, *, instance=None, arms=None, horizon=None, runs=1000, seed=None,
-             rewards="bernoulli", sigma=0.1, means=None, checkpoints=None, threads=None,
-             instance_file=None, memory=None, progress=None, **params):
+def simulate(algorithm: str, *, instance: Any = None, arms: int | None = None,
+             horizon: int | None = None, runs: int = 1000, seed: int | None = None,
+             rewards: str = "bernoulli", sigma: float = 0.1,
+             means: Sequence[float] | None = None, checkpoints: Any = None,
+             threads: int | None = None, instance_file: str | os.PathLike | None = None,
+             memory: Any = None, progress: Any = None, **params: Any) -> Result:
     """Simulate ``runs`` independent runs of a bandit algorithm.
 
     Parameters

@@ -237,7 +237,9 @@ def hook_rng(rng, rec):
     return rec.rng
 
 
-def recorder(mode, capacity, block=-1, y=0.0, seed=0, frozen=None, blocks=None, mirror=False):
+def recorder(mode: int, capacity: int, block: int = -1, y: float = 0.0, seed: int = 0,
+             frozen: np.ndarray | None = None, blocks: int | None = None,
+             mirror: bool = False) -> Recorder:
     """A fresh :class:`Recorder` (Python side; the whole-run audit builds these).
 
     Parameters

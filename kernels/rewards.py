@@ -335,7 +335,7 @@ def encoded_sum(rng, code, par, n, g):
         n g E[X] and variance n (g² Var[X] + E[f(1 − f)]) rounded to the
         nearest integer and clipped to [0, n g] (DESIGN.md rule 3; Kolmogorov
         distance ≤ 0.4748 g / sqrt(n Var[x̂]) ≤ 0.4748 / sqrt(n Var[X]) by
-        Berry–Esseen, since |x̂ − E x̂| ≤ g).
+        Berry–Esseen, since x̂ − E x̂ lies in [−g, g]).
 
     References
     ----------

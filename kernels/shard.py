@@ -42,7 +42,9 @@ class Shard(NamedTuple):
     elim: np.ndarray
 
 
-def make_shard(gaps, rcode, rpar, horizon, checkpoints, out_regret, out_pulls, out_elim):
+def make_shard(gaps: np.ndarray, rcode: int, rpar: np.ndarray, horizon: int,
+               checkpoints: np.ndarray, out_regret: np.ndarray, out_pulls: np.ndarray,
+               out_elim: np.ndarray) -> "Shard":
     """A :class:`Shard` with the scalar fields as int64 (one compiled type for all).
 
     Parameters

@@ -43,6 +43,23 @@ def _public_functions():
     return names
 
 
+def _backend_and_env():
+    import bandsim.backend
+    import bandsim.env
+
+    names = [f"bandsim.backend.{n}" for n in bandsim.backend.__all__
+             if hasattr(getattr(bandsim.backend, n), "py_func")]
+    return names + ["bandsim.env.make", "bandsim.env.audit", "bandsim.env.loop_algorithm",
+                    "bandsim.env.VecEnv.pull"]
+
+
+@pytest.mark.parametrize("name", _backend_and_env())
+def test_numpydoc_sections_of_the_backend_and_env(name):
+    errors = [f"{code}: {msg}" for code, msg in numpydoc_validate.validate(name)["errors"]
+              if code in CHECKED]
+    assert not errors, errors
+
+
 def test_the_checked_set_is_not_empty():
     names = _public_functions()
     assert len(names) > 60 and "bandsim.simulate" in names and "bandsim.cli.main" in names

@@ -8,6 +8,7 @@ batch come from the mechanism's own declaration (:mod:`bandsim.mechanisms`),
 the same derivation the privacy audit certifies.
 """
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 
@@ -65,7 +66,7 @@ class Plan:
     privacy: dict = None
     mechanism: str = "none"
 
-    def run_shard(self, rng, shard, rec=None):
+    def run_shard(self, rng: np.random.Generator, shard: Any, rec: Any = None) -> None:
         """Simulate one shard of runs (:class:`bandsim.kernels.shard.Shard`) in place
         (``rec``: a :class:`bandsim.kernels.record.Recorder` in the whole-run privacy audit)."""
         tables = EliminationTables(self.batch, self.width, np.int64(self.mech), self.fpar,
@@ -80,8 +81,8 @@ MAX_STAGE_PULLS = 2**62
 TABLE_ENTRY_BYTES = 1024
 
 
-def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by_k=True,
-                 blame=None):
+def build_tables(arms: int, horizon: int, stage: Callable, n_fpar: int = 1, n_ipar: int = 1,
+                 max_stages: int = 10_000, by_k: bool = True, blame: Any = None) -> tuple:
     """Evaluate ``stage(s, k)`` for every stage a run can reach and every k.
 
     Parameters
@@ -155,7 +156,8 @@ def build_tables(arms, horizon, stage, n_fpar=1, n_ipar=1, max_stages=10_000, by
     return batch, width, fpar, ipar, stages
 
 
-def mechanism_tables(mech, params, arms, horizon, stage_fn, n_fpar=4, n_ipar=3, **kw):
+def mechanism_tables(mech: Any, params: dict, arms: int, horizon: int, stage_fn: Callable,
+                     n_fpar: int = 4, n_ipar: int = 3, **kw: Any) -> tuple:
     """:func:`build_tables` for a schedule whose batches go through a registered mechanism.
 
     Parameters
@@ -192,7 +194,7 @@ def mechanism_tables(mech, params, arms, horizon, stage_fn, n_fpar=4, n_ipar=3, 
 EPISODIC_SHARD_RUNS = 64
 
 
-def laplace_claim(epsilon, theorem, on, scale, **extra):
+def laplace_claim(epsilon: float, theorem: str, on: str, scale: float, **extra: Any) -> dict:
     """The privacy claim of a Laplace mechanism on disjoint reward sums (dict).
 
     The sum of n rewards in [0, 1] changes by at most 1 when one reward
@@ -250,7 +252,7 @@ class EpisodicPlan:
         if not self.noise_scale > 0:
             raise ConfigError("noise_scale", self.noise_scale, "must be > 0 (1/ε)")
 
-    def run_shard(self, rng, shard, rec=None):
+    def run_shard(self, rng: np.random.Generator, shard: Any, rec: Any = None) -> None:
         """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""
         episodic_kernel.run_shard(rng, shard, self.index, self.c, self.ratio, self.rule,
                                   self.estimator, self.noise_scale, self.tie_random, rec)

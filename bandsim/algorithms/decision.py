@@ -6,6 +6,7 @@ returns :func:`decision_plan` with the batch size and the rule's parameters.
 No engine of its own is needed (explore-then-commit, batched UCB, top-two).
 """
 from dataclasses import dataclass, field
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -60,7 +61,8 @@ class DecisionPlan:
         run_shard(rng, shard, tables, hooks_for(self.mechanism, self.decide), rec)
 
 
-def decision_plan(params, arms, horizon, *, decide, batch, c=(), mechanism="none"):
+def decision_plan(params: dict, arms: int, horizon: int, *, decide: Any, batch: int,
+                  c: Sequence[float] = (), mechanism: str = "none") -> Any:
     """The plan of a batched decision rule.
 
     Parameters

@@ -53,12 +53,13 @@ CZ = "Chowdhury & Zhou (ICLR 2023)"
 SAJED = "Sajed & Sheffet (ICML 2019)"
 
 
-def batch_size(b, growth):
+def batch_size(b: int, growth: float) -> int:
     """l(b) = η^b users per arm in batch b (1-based), rounded to an integer ≥ 1."""
     return max(1, int(round(growth**b)))
 
 
-def confidence_radius(b, k, n, p, sigma=0.0, h=0.0):
+def confidence_radius(b: int, k: int, n: int, p: float, sigma: float = 0.0,
+                      h: float = 0.0) -> float:
     """β(b) of Lemma 2, eq. (2) (Chowdhury & Zhou).
 
     β(b) = sqrt(log(4|Φ(b)| b²/p) / (2 l(b))) + σ sqrt(log(2|Φ(b)| b²/p)) / l(b)
@@ -157,7 +158,7 @@ def dp_se_participation(params, horizon):
     return [Release("laplace", "its arm's epoch sum", 1 / params["epsilon"])]
 
 
-def plan_protocol(name, params, arms, horizon):
+def plan_protocol(name: str, params: dict, arms: int, horizon: int) -> Plan:
     """Engine plan of Algorithm 1 over the mechanism ``name`` (module docstring)."""
     p, growth = params["p"], params["growth"]
     mech = get_mechanism(name)

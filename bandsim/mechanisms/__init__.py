@@ -59,7 +59,7 @@ class SumBatch:
     theorem: str = ""
     extra: dict = field(default_factory=dict)
 
-    def info(self):
+    def info(self) -> dict:
         return dict(n=self.n)
 
 

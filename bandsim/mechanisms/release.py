@@ -52,7 +52,7 @@ class ReleaseBatch:
     bits: int = 1
     extra: dict = field(default_factory=dict)
 
-    def info(self):
+    def info(self) -> dict:
         """Per-batch numbers for reports."""
         return dict(n=self.n, sigma=self.sigma, h=self.h, bits=self.bits)
 

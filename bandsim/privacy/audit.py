@@ -65,6 +65,8 @@ import math
 import time
 from dataclasses import dataclass
 
+from typing import Any
+
 import numpy as np
 
 from .. import registry
@@ -465,7 +467,8 @@ def audit_shuffle(mech, n, algorithm="sdp-ae"):
                        rows=rows, headline=0, notes=notes, seconds=time.perf_counter() - t0)
 
 
-def audit(algorithm, epsilon, batch_size, delta=None, scale=None, p=None, horizon=10**7):
+def audit(algorithm: str, epsilon: float, batch_size: int, delta: float | None = None,
+          scale: float | None = None, p: float | None = None, horizon: int = 10**7) -> Any:
     """Audit one batch of ``batch_size`` users of ``algorithm`` at privacy level ``epsilon``.
 
     Parameters
@@ -503,12 +506,12 @@ def audit(algorithm, epsilon, batch_size, delta=None, scale=None, p=None, horizo
     return audit_of(spec)[0](spec.derive(n, prm), algo.name)
 
 
-def secagg_audit(b, algorithm, fold_max=None):
+def secagg_audit(b: Any, algorithm: str, fold_max: int | None = None) -> Any:
     """The exact audit of one batch of any SecAgg-family mechanism (plug-ins too)."""
     return audit_mechanism(b, algorithm, fold_max or FOLD_MAX)
 
 
-def secagg_audit_points(b, fold_max=None):
+def secagg_audit_points(b: Any, fold_max: int | None = None) -> int:
     """Points :func:`secagg_audit` evaluates (its cost)."""
     return audit_points(b, fold_max or FOLD_MAX)
 

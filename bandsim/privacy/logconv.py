@@ -57,7 +57,7 @@ def _aim(a, b, ia, ib, y, start=0.0):
     return hi
 
 
-def log_convolve(a, b):
+def log_convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """log of the convolution of two non-negative sequences given by their logs.
 
     Parameters

@@ -33,6 +33,8 @@ References
 Hu & Hegde (UAI 2022), Theorem 1; Sajed (MSc thesis 2019), Algorithms 5, 6,
 9, 10; Chowdhury & Zhou (ICLR 2023), Appendix H; dp-accounting (Google).
 """
+from typing import Callable
+
 import math
 from dataclasses import dataclass
 
@@ -84,7 +86,7 @@ class Release:
                                  + 2 * self.sensitivity / self.query_scale)
         return math.nan
 
-    def describe(self):
+    def describe(self) -> str:
         """One phrase, e.g. ``2 × Lap(8) on the nodes (sensitivity 1)``."""
         if self.law == "batch":
             return f"{self.what} (one batch of its mechanism)"
@@ -97,9 +99,9 @@ class Release:
                 f"ε = {self.epsilon:.6g})")
 
 
-def per_batch(what="its batch sum"):
+def per_batch(what: str = "its batch sum") -> Callable[[dict, int], list]:
     """The participation of algorithms whose only release is one batch of their mechanism."""
-    def participation(params, horizon):
+    def participation(params: dict, horizon: int) -> list:
         return [Release("batch", what)]
 
     participation.__doc__ = f"One batch of the mechanism: {what}."
@@ -113,10 +115,10 @@ def declares_releases(algo):
     return fn is not None and not getattr(fn, "batch_only", False)
 
 
-def laplace_participation(what):
+def laplace_participation(what: str) -> Callable[[dict, int], list]:
     """The participation of algorithms whose reward enters one disjoint sum released
     + Lap(1/ε) (sensitivity 1), e.g. an episode's reward sum."""
-    def participation(params, horizon):
+    def participation(params: dict, horizon: int) -> list:
         return [Release("laplace", what, 1 / params["epsilon"])]
 
     participation.__doc__ = f"One Lap(1/ε) release of {what}."

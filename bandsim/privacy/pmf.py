@@ -161,10 +161,10 @@ class Law:
     #: rounding (e.g. an asymptotic expansion); the audits add it to each row's error.
     log_err = 0.0
 
-    def logpmf(self, k):  # pragma: no cover - abstract
+    def logpmf(self, k: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def log_tail(self, K):
+    def log_tail(self, K: int) -> float:
         """log of an upper bound on Σ_{|j − center| > K} p(j) (unnormalized)."""
         c = self.center
         out = -np.inf
@@ -191,7 +191,7 @@ class DiscreteLaplace(Law):
     Chowdhury & Zhou (2023), Definition 4 and Fact 1 (sum of Pólya pairs).
     """
 
-    def __init__(self, beta, log_beta=None):
+    def __init__(self, beta: float, log_beta: float | None = None) -> None:
         if not 0.0 < beta < 1.0:
             raise ValueError(f"beta must lie in (0, 1), got {beta!r}")
         self.beta = float(beta)
@@ -204,7 +204,7 @@ class DiscreteLaplace(Law):
             raise ValueError(f"q must lie in (0, 1), got {q!r}")
         return cls(1.0 - q, math.log1p(-q))
 
-    def logpmf(self, k):
+    def logpmf(self, k: np.ndarray) -> np.ndarray:
         return np.abs(np.asarray(k, np.float64)) * self.log_beta
 
     @property
@@ -212,7 +212,7 @@ class DiscreteLaplace(Law):
         """log (1 − β)/(1 + β), the normalizing constant."""
         return math.log(-math.expm1(self.log_beta)) - math.log1p(self.beta)
 
-    def fold(self, m):
+    def fold(self, m: int) -> np.ndarray:
         """Exact law of X mod m: f(y) = (1−β)/(1+β) (β^y + β^{m−y})/(1 − β^m)."""
         y = np.arange(m, dtype=np.float64)
         lf = np.logaddexp(y * self.log_beta, (m - y) * self.log_beta)
@@ -253,12 +253,12 @@ class Skellam(Law):
     #: The Debye expansion's bound, where it replaces ``ive`` (far tails).
     log_err = 1e-9
 
-    def __init__(self, mu):
+    def __init__(self, mu: float) -> None:
         if not mu > 0:
             raise ValueError(f"mu must be positive, got {mu!r}")
         self.mu = float(mu)
 
-    def logpmf(self, k):
+    def logpmf(self, k: np.ndarray) -> np.ndarray:
         nu = np.abs(np.asarray(k, np.float64))
         x = 2.0 * self.mu
         with np.errstate(divide="ignore"):
@@ -273,12 +273,12 @@ class Skellam(Law):
 class DiscreteGaussian(Law):
     """N_ℤ(0, σ²): P(X = k) ∝ exp(−k²/(2σ²)) (Chowdhury & Zhou (2023), Definition 11)."""
 
-    def __init__(self, sigma2):
+    def __init__(self, sigma2: float) -> None:
         if not sigma2 > 0:
             raise ValueError(f"sigma2 must be positive, got {sigma2!r}")
         self.sigma2 = float(sigma2)
 
-    def logpmf(self, k):
+    def logpmf(self, k: np.ndarray) -> np.ndarray:
         k = np.asarray(k, np.float64)
         return -k * k / (2.0 * self.sigma2)
 
@@ -341,7 +341,7 @@ class DiscreteGaussianSum(Law):
         N_ℤ(0, nσ²), as a ratio of pmfs.
     """
 
-    def __init__(self, n, sigma2, direct_window=None):
+    def __init__(self, n: int, sigma2: float, direct_window: int | None = None) -> None:
         self.n = int(n)
         self.sigma2 = float(sigma2)
         a = 2.0 * math.pi**2 * self.sigma2  # q = e^{−a}
@@ -388,7 +388,7 @@ class DiscreteGaussianSum(Law):
             flat_o[s:s + step] = np.log1p((self._wm * np.cos(ang)).sum(axis=1))
         return out
 
-    def logpmf(self, k):
+    def logpmf(self, k: np.ndarray) -> np.ndarray:
         k = np.asarray(k, np.int64)
         if self.method == "direct":
             return self._direct_logpmf(k)
@@ -417,7 +417,7 @@ class DiscreteGaussianSum(Law):
         out[inside] = table[k[inside] + V]
         return out
 
-    def log_tail(self, K):
+    def log_tail(self, K: int) -> float:
         if self.method != "direct" or K < self._direct_table()[0] - 1:
             return super().log_tail(K)
         V, table = self._direct_table()  # log-concave: geometric bound from the edge
@@ -430,12 +430,12 @@ class DiscreteGaussianSum(Law):
 class Binomial(Law):
     """Binomial(N, p) (the shuffle mechanism's noise count); support 0 … N."""
 
-    def __init__(self, trials, prob):
+    def __init__(self, trials: int, prob: float) -> None:
         self.trials = int(trials)
         self.prob = float(prob)
         self.center = int(round(self.trials * self.prob))
 
-    def logpmf(self, k):
+    def logpmf(self, k: np.ndarray) -> np.ndarray:
         from scipy import stats
 
         return stats.binom.logpmf(np.asarray(k), self.trials, self.prob)

@@ -29,6 +29,8 @@ Raskhodnikova & Smith, "What can we learn privately?" (SIAM J. Comput. 2011).
 import math
 import time
 
+from typing import Any
+
 import numpy as np
 
 from ..engines import protocol_kernel
@@ -186,7 +188,7 @@ def worst_pair(spec, b, with_bound=False):
     return (k, e, lower) if with_bound else (k, e)
 
 
-def audit_release(b, algorithm, fold_max=None):
+def audit_release(b: Any, algorithm: str, fold_max: int | None = None) -> Any:
     """The exact audit of one batch of a release mechanism (from its declared law).
 
     Parameters
@@ -236,7 +238,7 @@ def audit_release(b, algorithm, fold_max=None):
                        rows=rows, headline=0, notes=notes, seconds=time.perf_counter() - t0)
 
 
-def audit_points(b, fold_max=None):
+def audit_points(b: Any, fold_max: int | None = None) -> int:
     """Points :func:`audit_release` evaluates: n + 1 laws of up to n + 1 points."""
     return (int(b.n) + 1) ** 2
 

@@ -43,6 +43,8 @@ import math
 import time
 from dataclasses import dataclass, field
 
+from typing import Any
+
 import numpy as np
 
 from ..errors import ConfigError, check_int
@@ -409,7 +411,8 @@ def sampled_audit(b, algorithm=None, draws=DRAWS, seed=0, pairs=None):
     return rep
 
 
-def sampled(algorithm, epsilon, batch_size, draws=DRAWS, seed=0, **params):
+def sampled(algorithm: str, epsilon: float, batch_size: int, draws: int = DRAWS, seed: int = 0,
+            **params: Any) -> Any:
     """Sampled audit of one batch of ``algorithm`` (as :func:`bandsim.privacy.audit.audit`)."""
 
     algo = get_algorithm(algorithm)

@@ -198,6 +198,13 @@ def _check_jitted(where, fn):
                           "is a plain Python function: decorate it with @numba.njit")
 
 
+def _types_for(argtypes, fn):
+    """``argtypes(fn)`` when it takes the function (a hook with an earlier form), else ``argtypes()``."""
+    import inspect
+
+    return argtypes(fn) if inspect.signature(argtypes).parameters else argtypes()
+
+
 def check_hook(where, fn, argtypes, text, compile_now=True):
     """A numba hook compiled against its signature (ConfigError naming ``where`` else).
 
@@ -220,7 +227,7 @@ def check_hook(where, fn, argtypes, text, compile_now=True):
         return
     from numba.core import types
 
-    argtypes = tuple(argtypes() if callable(argtypes) else argtypes)
+    argtypes = tuple(_types_for(argtypes, fn) if callable(argtypes) else argtypes)
     enable_cache(fn)
     try:
         fn.compile(tuple(argtypes))

@@ -160,12 +160,8 @@ LEGACY_DECIDE_ARGS = 5
 
 def n_args(fn):
     """Number of positional parameters of a (Numba-compiled) Python function, or None."""
-    import inspect
-
-    try:
-        return len(inspect.signature(getattr(fn, "py_func", fn)).parameters)
-    except (TypeError, ValueError):
-        return None
+    code = getattr(getattr(fn, "py_func", fn), "__code__", None)
+    return None if code is None else code.co_argcount
 
 
 _LEGACY = {}

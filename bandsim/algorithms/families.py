@@ -34,6 +34,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import ConfigError
+from ..kernels.hooks import LEGACY_DECIDE_ARGS, n_args
 from ..privacy.participation import laplace_participation, per_batch
 from ..registry import Algorithm
 from .base import EpisodicPlan, laplace_claim
@@ -53,8 +54,6 @@ INDEX_SIGNATURE = (_index_types, "(stat: float64, n: int64, t: int64, c: float64
 def _decide_types(fn=None):
     """Argument types of ``decide``; of the earlier five-argument form when ``fn`` has it."""
     from numba.core import types
-
-    from ..kernels.hooks import LEGACY_DECIDE_ARGS, n_args
 
     f1, i1 = types.float64[::1], types.int64[::1]
     if fn is not None and n_args(fn) == LEGACY_DECIDE_ARGS:

@@ -13,6 +13,7 @@ import argparse
 import sys
 import textwrap
 
+from .. import registry
 from .._version import __version__
 from ..atomic import failure_text
 from ..errors import ConfigError, check_numba_environment
@@ -193,8 +194,6 @@ def _parse(argv):
     with them. A name that is not built in loads them when it is looked up
     (:func:`bandsim.registry.get_algorithm`).
     """
-    from .. import registry
-
     words = [a for a in argv if not a.startswith("-")]
     head = argv[:argv.index(words[0])] if words else argv
     if "--no-plugins" in head:

@@ -168,9 +168,16 @@ def _detach_stdout(stream):
 
 def _main(argv, console):
     try:
-        args = _parse(sys.argv[1:] if argv is None else list(argv))
+        argv = sys.argv[1:] if argv is None else list(argv)
+        args = _parse(argv)
         check_numba_environment()
-        return COMMANDS[args.command](args, console)
+        try:
+            return COMMANDS[args.command](args, console)
+        except ConfigError as e:  # a name checked against a list before plug-ins loaded
+            if e.field not in _NAME_FIELDS or _mark() != "deferred":
+                raise
+            registry.plugins_loaded(False)  # load them and try again (nothing ran yet)
+            return COMMANDS[args.command](build_parser().parse_args(argv), console)
     except StudyFailed as e:  # one line: what failed, done, left, the command that resumes
         return results.failed(e, argv, console)
     except ConfigError as e:
@@ -178,7 +185,20 @@ def _main(argv, console):
         return 2
     except KeyboardInterrupt as e:  # one line: done, left, the command that resumes
         return results.interrupted(e, argv, console)
+    finally:
+        if _mark() == "deferred":  # a caller in this process loads plug-ins as before
+            registry.plugins_loaded(False)
 
+
+def _mark():
+    """The registry's plug-in mark (False, True or "deferred"), left as it is."""
+    mark = registry.plugins_loaded(True)
+    registry.plugins_loaded(mark)
+    return mark
+
+
+#: Fields of a ConfigError that may name a plug-in's declaration not loaded yet.
+_NAME_FIELDS = ("algorithm", "mechanism")
 
 #: Commands that show or rank every registered declaration, plug-ins included.
 _WANT_PLUGINS = ("list", "plugin", "suite")

@@ -15,6 +15,47 @@ class ConfigError(ValueError):
         super().__init__(f"{field}={value!r} is invalid: {allowed}")
 
 
+class PluginError(ConfigError):
+    """A plug-in's own code raised: one line naming the plug-in, its hook and the error."""
+
+    def __init__(self, who, exc):
+        self.field, self.value, self.allowed = who, None, f"{type(exc).__name__}: {exc}"
+        ValueError.__init__(self, f"{who} raised {type(exc).__name__}: {exc}")
+
+
+def call_plugin(who, fn, *args, plugin=True):
+    """``fn(*args)``; what a plug-in's ``fn`` raises becomes one :class:`PluginError` line.
+
+    Parameters
+    ----------
+    who : str
+        The plug-in and hook, e.g. ``"plug-in algorithm 'my-se' plan()"``.
+    fn : callable
+    *args
+        Its arguments.
+    plugin : bool
+        False for a built-in: its exceptions pass unchanged (a bug there is ours).
+
+    Returns
+    -------
+    object
+        What ``fn`` returns.
+
+    Raises
+    ------
+    PluginError
+        ``fn`` raised something other than a ConfigError (those are one line already).
+    """
+    if not plugin:
+        return fn(*args)
+    try:
+        return fn(*args)
+    except ConfigError:
+        raise
+    except Exception as e:
+        raise PluginError(who, e) from e
+
+
 def check_range(field, value, lo=None, hi=None, lo_open=True, hi_open=True):
     """Return ``float(value)`` if it lies in the interval, else raise ConfigError.
 

@@ -429,15 +429,17 @@ def begin_builtins():
         _state["builtins"] = 1
 
 
-def _load():
-    if _state["builtins"] == 2 and not _state["plugins"] and not _staging:
+def _load(missing=False):  # plugins: False, True (loaded or disabled), "deferred" (for a name)
+    if _state["builtins"] == 2 and not _staging and _state["plugins"] in (False, missing and "deferred"):
         _state["plugins"] = True
         load_plugins()
 
 
-def plugins_loaded():
-    """Mark the installed plug-ins as loaded without loading them (``plugin check``)."""
-    _state["plugins"] = True
+def plugins_loaded(loaded=True):
+    """Mark plug-ins loaded, not loading them (``plugin check``, ``--no-plugins``), or
+    ``"deferred"`` (loaded only by a look-up of a name not registered); returns the old mark."""
+    was, _state["plugins"] = _state["plugins"], loaded
+    return was
 
 
 def load_plugins():
@@ -545,8 +547,7 @@ def get_algorithm(name: "str | Algorithm") -> "Algorithm":
         If ``name`` is not registered (an unregistered :class:`Algorithm` object
         included: results name their algorithm, and the name must lead back to it).
     """
-    _load()
-    algos = _tables()[1]
+    algos = _tables()[1] if not isinstance(name, str) or name in _tables()[1] else _load(True) or _tables()[1]
     if isinstance(name, Algorithm):  # a declaration: only the registered one of its name
         if algos.get(name.name) is not name:
             raise ConfigError("algorithm", name.name,
@@ -563,8 +564,7 @@ def get_mechanism(name: "str | Mechanism") -> "Mechanism":
     """The declaration of mechanism ``name`` (ConfigError if unknown)."""
     if isinstance(name, Mechanism):
         return name
-    _load()
-    mechs = _tables()[0]
+    mechs = _tables()[0] if name in _tables()[0] else _load(True) or _tables()[0]
     if name not in mechs:
         raise ConfigError("mechanism", name, f"must be one of {', '.join(mechs)}")
     return mechs[name]
@@ -595,6 +595,5 @@ def all_params():
 
 
 __all__ = ["Algorithm", "BUILTIN", "KERNEL_KEYS", "Mechanism", "REWARD_MODELS", "algorithms",
-           "all_params", "auditable", "get_algorithm", "get_mechanism", "is_builtin",
-           "load_plugins", "mechanisms", "origin", "plugin_provenance", "register",
-           "unregister"]
+           "all_params", "auditable", "get_algorithm", "get_mechanism", "is_builtin", "load_plugins",
+           "mechanisms", "origin", "plugin_provenance", "register", "unregister"]

@@ -6,6 +6,7 @@ is invalid: must lie in (0, 1)``, raised by :func:`bandsim.register` before
 anything is registered.
 """
 import math
+import re
 
 from .errors import ConfigError
 from .hookcache import enable_cache, rekey_modules
@@ -28,14 +29,21 @@ def check(decl, mechanisms, *, kernel_keys, reward_models, costs, compile_hooks=
         Compile numba hooks against their signature now (plug-ins; built-ins
         are compiled by their tests, and importing bandsim compiles nothing).
     """
-    if not isinstance(decl.name, str) or not decl.name or decl.name != decl.name.strip():
-        raise ConfigError("name", decl.name, "must be a non-empty string")
+    if not isinstance(decl.name, str) or not NAME.fullmatch(decl.name):
+        raise ConfigError("name", decl.name, NAME_TEXT)
     if compile_hooks:  # a plug-in: no cache of its code may outlive an edit of what it calls
         rekey_modules(decl)
     if hasattr(decl, "plan"):
         _check_algorithm(decl, mechanisms, reward_models, costs, compile_hooks)
     else:
         _check_mechanism(decl, kernel_keys, compile_hooks)
+
+
+#: The form of every name in the catalogue (``dp-se``, ``dist-dp-se-shuffle``, ``adap-klucb``):
+#: letters and digits in words joined by single ``-``, ``_`` or ``.``, starting with a letter.
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*")
+NAME_TEXT = ("must be a name of the catalogue's form: letters and digits, words joined by "
+             "single '-', '_' or '.', starting with a letter (e.g. dp-se, my_rule2)")
 
 
 def _owner(decl):
@@ -198,6 +206,13 @@ def _check_jitted(where, fn):
                           "is a plain Python function: decorate it with @numba.njit")
 
 
+def _types_for(argtypes, fn):
+    """``argtypes(fn)`` if it takes the function (a hook with an earlier form), else ``argtypes()``."""
+    import inspect
+
+    return argtypes(fn) if inspect.signature(argtypes).parameters else argtypes()
+
+
 def check_hook(where, fn, argtypes, text, compile_now=True):
     """A numba hook compiled against its signature (ConfigError naming ``where`` else).
 
@@ -220,7 +235,7 @@ def check_hook(where, fn, argtypes, text, compile_now=True):
         return
     from numba.core import types
 
-    argtypes = tuple(argtypes() if callable(argtypes) else argtypes)
+    argtypes = tuple(_types_for(argtypes, fn) if callable(argtypes) else argtypes)
     enable_cache(fn)
     try:
         fn.compile(tuple(argtypes))

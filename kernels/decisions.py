@@ -7,7 +7,7 @@ the engine is compiled and cached once for every rule.
 
 A run: with the statistics so far, the engine calls
 
-    r = decide(stat, cnt, t, c, pick)
+    r = decide(rng, stat, cnt, t, c, pick, state)
 
 ``stat`` : float64 (K,)
     Σ of the analyzer's released estimates of each arm's batch sums (reward
@@ -19,7 +19,17 @@ A run: with the statistics so far, the engine calls
 ``c`` : float64 (P,)
     The rule's parameters (read only).
 ``pick`` : int64 (K,)
-    Output: the arms of the next round.
+    Output: the arms of the next round (zeroed when a run starts).
+``rng`` : numpy.random.Generator
+    The engine's generator (the shard's): a randomized rule draws from it, so
+    results stay reproducible from the seed (a rule that calls ``np.random``
+    does not). A rule that draws nothing leaves the engine's stream unchanged.
+``state`` : float64 (S,)
+    The run's own scratch (S from :func:`bandsim.algorithms.decision.decision_plan`'s
+    ``state``), zeroed when a run starts, so nothing of one run leaks into the next.
+
+A rule of the earlier form ``decide(stat, cnt, t, c, pick)`` (no generator,
+no state) is adapted when it is bound (:func:`kernels.hooks.as_hook`).
 
 ``r ≥ 1``: arms ``pick[0] … pick[r − 1]`` (r ≤ K, each in [0, K)) are
 pulled, one after the other, for one batch of ``batch`` pulls each; each
@@ -55,7 +65,8 @@ def run_shard(rng, shard, tables, hooks, rec):
         Runs and output rows (``elim`` stays −1).
     tables : kernels.shard.DecisionTables
         ``batch`` (pulls per batch), ``mech``, ``fpar``/``ipar`` (the
-        mechanism's parameters for a batch of ``batch`` users) and ``c``.
+        mechanism's parameters for a batch of ``batch`` users), ``c`` and
+        ``n_state`` (length of the rule's per-run state).
     hooks : kernels.hooks.Hooks
         ``decide`` and the mechanism's plug-in kernels.
     rec : kernels.record.Recorder or None
@@ -76,6 +87,7 @@ def run_shard(rng, shard, tables, hooks, rec):
     stat = np.zeros(K)
     cnt = np.zeros(K, np.int64)
     pick = np.zeros(K, np.int64)
+    state = np.zeros(max(tables.n_state, 1))
     for run in range(n_runs):
         g = gaps[run]
         row = out_regret[run]
@@ -83,11 +95,13 @@ def run_shard(rng, shard, tables, hooks, rec):
         start_run(active, pulls, out_elim[run])
         stat[:] = 0.0
         cnt[:] = 0
+        pick[:] = 0
+        state[:] = 0.0
         t = np.int64(0)
         ci = 0
         regret = 0.0
         while t < horizon:
-            r = hooks.decide(stat, cnt, t, c, pick)
+            r = hooks.decide(rng, stat, cnt, t, c, pick, state)
             if r < 0 or r > K:
                 raise ValueError("decide: returned a number of arms outside [0, K]")
             for j in range(max(r, 1)):

@@ -22,9 +22,12 @@ Hook kinds (the name is the declaration's kernel key):
     A data-dependent release mechanism (randomized response and the like):
     the analyzer's estimate of the batch sum (reward units), drawn from the
     batch's true count ``k`` of ones among ``n`` binary rewards.
-``decide(stat, cnt, t, c, pick) -> int64``
+``decide(rng, stat, cnt, t, c, pick, state) -> int64``
     A batched decision rule, called between batches (see
-    :mod:`kernels.decisions`).
+    :mod:`kernels.decisions`): ``rng`` is the engine's Generator and
+    ``state`` float64 (S,) the run's own scratch, zeroed when a run starts.
+    A rule of the earlier form ``decide(stat, cnt, t, c, pick)`` is adapted
+    (:func:`as_hook`).
 
 Every signature takes ``fpar``/``params``/``c`` as ``float64[::1]``. A
 built-in engine receives :data:`UNBOUND` hooks, each of which raises
@@ -50,7 +53,7 @@ SIGNATURES = {
     "total_noise": types.int64(_GEN, types.int64, types.int64, _F1),
     "user_noise": types.int64(_GEN, types.int64, types.int64, _F1),
     "release": types.float64(_GEN, types.int64, types.int64, _F1),
-    "decide": types.int64(_F1, _I1, types.int64, _F1, _I1),
+    "decide": types.int64(_GEN, _F1, _I1, types.int64, _F1, _I1, _F1),
 }
 
 
@@ -127,6 +130,8 @@ def as_hook(kind, fn):
         or does not compile for the signature of ``kind``.
     """
     sig = SIGNATURES[kind]
+    if kind == "decide" and n_args(fn) == LEGACY_DECIDE_ARGS:
+        fn = _legacy_decide(fn)
     if isinstance(fn, types.WrapperAddressProtocol) or numba.config.DISABLE_JIT:
         return fn  # NUMBA_DISABLE_JIT=1: the engines run as Python and call it directly
     key = (kind, fn)
@@ -149,6 +154,34 @@ def as_hook(kind, fn):
     return w
 
 
+#: Arguments of a decision rule of the earlier form ``decide(stat, cnt, t, c, pick)``.
+LEGACY_DECIDE_ARGS = 5
+
+
+def n_args(fn):
+    """Number of positional parameters of a (Numba-compiled) Python function, or None."""
+    code = getattr(getattr(fn, "py_func", fn), "__code__", None)
+    return None if code is None else code.co_argcount
+
+
+_LEGACY = {}
+
+
+def _legacy_decide(fn):
+    """``decide(stat, cnt, t, c, pick)`` as a rule of the full signature (memoised).
+
+    It gets no generator and no state; the engine still zeroes ``pick`` when
+    a run starts, so nothing of one run reaches the next.
+    """
+    if fn not in _LEGACY:
+        if numba.config.DISABLE_JIT:
+            _LEGACY[fn] = lambda rng, stat, cnt, t, c, pick, state: fn(stat, cnt, t, c, pick)
+        else:
+            _LEGACY[fn] = numba.njit(
+                lambda rng, stat, cnt, t, c, pick, state: fn(stat, cnt, t, c, pick))
+    return _LEGACY[fn]
+
+
 def _cast_return(fn, sig):
     """A Numba function that calls ``fn`` and casts its numeric result to ``sig``'s return."""
 
@@ -159,7 +192,9 @@ def _cast_return(fn, sig):
         return numba.njit(lambda a, b, c: ret(fn(a, b, c)))
     if n == 4:
         return numba.njit(lambda a, b, c, d: ret(fn(a, b, c, d)))
-    return numba.njit(lambda a, b, c, d, e: ret(fn(a, b, c, d, e)))
+    if n == 5:
+        return numba.njit(lambda a, b, c, d, e: ret(fn(a, b, c, d, e)))
+    return numba.njit(lambda a, b, c, d, e, f, g: ret(fn(a, b, c, d, e, f, g)))
 
 
 @jit
@@ -184,7 +219,7 @@ def _no_release(rng, n, k, params):
 
 
 @jit
-def _no_decide(stat, cnt, t, c, pick):
+def _no_decide(rng, stat, cnt, t, c, pick, state):
     if stat is not None:  # always: typed so the return below is reachable
         raise ValueError("decide: no decision rule bound for this engine")
     return np.int64(0)  # unreachable: the return type of the hook's signature

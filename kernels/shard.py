@@ -116,6 +116,8 @@ class DecisionTables(NamedTuple):
         The mechanism's parameters for a batch of ``batch`` users.
     c : float64 (P,)
         The decision rule's parameters.
+    n_state : int64
+        Length S of the rule's per-run ``state`` (float64, zeroed when a run starts).
     """
 
     batch: np.int64
@@ -123,3 +125,4 @@ class DecisionTables(NamedTuple):
     fpar: np.ndarray
     ipar: np.ndarray
     c: np.ndarray
+    n_state: np.int64

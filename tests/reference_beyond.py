@@ -1,4 +1,5 @@
 """Per-pull references of the algorithms beyond the seeds (one reward at a time)."""
+import inspect
 import math
 
 import numpy as np
@@ -234,7 +235,8 @@ def dp_ts(rng, means, horizon, epsilon, checkpoints, log2=True, reward=None):
 
 def decision_rule(rng, decide, means, horizon, batch, c, laplace_scale=0.0):
     """Per-pull reference of the batched decision-rule engine: one Bernoulli reward at a
-    time, the rule called as plain Python (``decide.py_func``) between batches.
+    time, the rule called as plain Python (``decide.py_func``) between batches (of
+    either form: ``(rng, stat, cnt, t, c, pick, state)`` or ``(stat, cnt, t, c, pick)``).
 
     Each full batch's reward sum, plus Lap(``laplace_scale``) if positive, is added to
     the arm's statistic; a batch cut by the horizon is not released; ``r = 0``
@@ -245,8 +247,11 @@ def decision_rule(rng, decide, means, horizon, batch, c, laplace_scale=0.0):
     pick = np.zeros(K, np.int64)
     pulls = np.zeros(K, np.int64)
     t = 0
+    state = np.zeros(K)
+    legacy = len(inspect.signature(decide.py_func).parameters) == 5
     while t < horizon:
-        r = decide.py_func(stat, cnt, t, np.asarray(c, float), pick)
+        r = (decide.py_func(stat, cnt, t, np.asarray(c, float), pick) if legacy else
+             decide.py_func(rng, stat, cnt, t, np.asarray(c, float), pick, state))
         if r == 0:
             pulls[pick[0]] += horizon - t
             return pulls

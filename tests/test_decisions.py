@@ -6,6 +6,8 @@
 - noisy arms with Laplace releases: the probability of committing to the best
   arm agrees with the reference (two-proportion z-test at α = 10⁻⁶), and a
   rule committing to the *worst* arm is told apart (negative control);
+- the rule gets the engine's generator (reproducible from the seed) and a per-run
+  state; nothing a rule leaves in ``pick`` reaches the next run;
 - bad decisions (r > K, an arm outside [0, K)) raise; a rule of the wrong
   signature is refused at registration.
 """
@@ -131,3 +133,57 @@ def test_a_rule_of_the_wrong_signature_is_refused_at_registration():
             plan=lambda prm, arms, horizon: None, decide=wrong, mechanism="laplace"))
     assert e.value.field == "algorithm 'wrong-rule' decide"
     assert "wrong-rule" not in bandsim.registry.algorithms()
+
+
+@numba.njit
+def random_commit(rng, stat, cnt, t, c, pick, state):
+    """One batch of arm 0, then commit to an arm drawn from the engine's generator."""
+    if state[0] == 0.0:  # the run's first decision (state is zeroed per run)
+        state[0] = 1.0
+        pick[0] = 0
+        return 1
+    pick[0] = rng.integers(0, stat.shape[0])
+    return 0
+
+
+@numba.njit
+def leaky(stat, cnt, t, c, pick):
+    """An earlier-form rule that keeps a mark in ``pick[1]``: one batch of arm 0, then commit
+    to arm 1 (a mark left from the previous run would skip the batch)."""
+    if pick[1] == 0:
+        pick[0] = 0
+        pick[1] = 1
+        return 1
+    pick[0] = 1
+    return 0
+
+
+def test_the_rule_draws_from_the_engines_generator_reproducibly():
+    """decide(rng, …, state): the commit is drawn from the seeded engine generator (same seed,
+    same pulls; another seed, other pulls) and is uniform over the K arms (chi-square)."""
+    means, K, runs = [0.0, 1.0, 0.0, 0.5], 4, 4000
+    a, _ = _engine(random_commit, means, 500, 10, [0.0], runs=runs, seed=3)
+    b, _ = _engine(random_commit, means, 500, 10, [0.0], runs=runs, seed=3)
+    other, _ = _engine(random_commit, means, 500, 10, [0.0], runs=runs, seed=4)
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, other)
+    assert (a[:, 0] >= 10).all()  # every run starts with its one batch of arm 0: state is per run
+    committed = np.argmax(a - np.array([10, 0, 0, 0]), axis=1)
+    counts = np.bincount(committed, minlength=K)
+    chi2 = ((counts - runs / K) ** 2 / (runs / K)).sum()
+    assert chi2 < 35.0, counts  # χ²(3) exceeds 35 with probability < 1.3e-7
+
+
+def test_pick_is_zeroed_between_runs_for_earlier_form_rules():
+    """A five-argument rule still runs; what it leaves in ``pick`` does not reach the next
+    run (before, runs 2… saw the mark and committed at once to arm 1)."""
+    pulls, _ = _engine(leaky, [0.2, 0.8], 200, 10, [0.0], runs=5, seed=0)
+    assert pulls[:, 0].tolist() == [10] * 5
+
+
+def test_a_randomized_rule_matches_the_per_pull_reference_with_deterministic_arms():
+    """The reference calls the seven-argument form too (its own generator): with one arm of
+    mean 1 and the rest 0, N_a(T) follows from the first batch alone."""
+    ref_pulls = ref.decision_rule(np.random.default_rng(0), random_commit, [0.0, 1.0], 100,
+                                  10, [0.0])
+    assert ref_pulls[0] >= 10 and ref_pulls.sum() == 100

@@ -132,11 +132,12 @@ def test_plugin_output_cannot_corrupt_json_and_a_simulating_plugin_does_not_hang
                            seed=1, threads=4)
     print("simulated at import", res.summary()["regret_mean"])
     ''')
-    out = run(tmp_path, "run", "ucb1", "--means", "0.9,0.5", "--horizon", "1000", "--runs",
+    # its own name loads it (plug-ins load on demand: a built-in's run would not)
+    out = run(tmp_path, "run", "chatty-se", "--means", "0.9,0.5", "--horizon", "1000", "--runs",
               "4", "--seed", "1", "--json", "--threads", "2")
     assert out.returncode == 0, out.stderr
     (row,) = json.loads(out.stdout)  # --json is a list, also for one row
-    assert row["algorithm"] == "ucb1"
+    assert row["algorithm"] == "chatty-se"
     assert "hello from a plug-in" in out.stderr
 
 

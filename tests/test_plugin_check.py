@@ -134,3 +134,47 @@ def test_help_describes_the_checks_the_exit_status_and_the_json_list():
     text = " ".join(check.format_help().split())
     assert "exit 0 PASS, 1 FAIL, 2 nothing to check" in text
     assert "one strict JSON list with one object per check" in text
+
+
+@pytest.mark.parametrize("flags, field", [(["--epsilon", "-1"], "epsilon"),
+                                          (["--epsilon", "nan"], "epsilon"),
+                                          (["--batch-size", "0"], "batch_size"),
+                                          (["--draws", "0"], "draws")])
+def test_bad_numbers_fail_closed_before_the_plugin_is_imported(flags, field, capsys):
+    """Like every other command: one line naming the field and its range, exit 2, and the
+    target (which does not exist) is never looked at."""
+    assert main(["plugin", "check", "no_such_plugin_module_xyz", *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {field}=") and len(err.splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("name", ["x,y", "x y", "a/b", "-x", "x-", "1x", "x--y", ""])
+def test_a_name_outside_the_catalogues_form_is_refused(module, name, capsys):
+    """An algorithm named ``x,y`` could never be asked for (``--algorithm x,y`` is a list)."""
+    assert main(["plugin", "check", module("chk_badname", GOOD.format(name=name))]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "must be a name of the catalogue's form" in out, out
+
+
+def test_a_plugins_plan_error_is_one_line_naming_it(capsys):
+    """plan() raising is the plug-in's bug: one line naming it and the error, exit 2."""
+    import bandsim
+    from bandsim.plugin import EPSILON, BatchedElimination
+
+    def plan(prm, arms, horizon):
+        return 1 / 0
+
+    bandsim.register(BatchedElimination(name="chk-plan-raises", summary="s", trust="none",
+                                        source="tests", params=(EPSILON,), plan=plan,
+                                        mechanism="laplace"), replace=True)
+    try:
+        code = main(["run", "chk-plan-raises", "--instance", "C2", "--arms", "3", "--epsilon",
+                     "1", "--horizon", "1000", "--runs", "2", "--seed", "1"])
+        err = capsys.readouterr().err
+        assert code == 2
+        assert [line for line in err.splitlines() if "error" in line] == [
+            "error: plug-in algorithm 'chk-plan-raises' plan() raised ZeroDivisionError: "
+            "division by zero"], err
+        assert "Traceback" not in err
+    finally:
+        registry.unregister("chk-plan-raises")

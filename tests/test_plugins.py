@@ -246,3 +246,38 @@ def test_the_new_examples_run_in_sweep_and_suite_and_the_broken_twin_is_not_rank
     md = (tmp_path / "suite" / "leaderboard.md").read_text()
     ranked, failed = md.split("failed audit (not ranked)")
     assert "rr-weak-se" in failed and "rr-weak-se" not in ranked.split("every cell")[0]
+
+
+def test_a_hanging_plugin_cannot_stop_the_builtins(tmp_path):
+    """Plug-ins load only when a command needs a name that is not built in (or lists,
+    checks or ranks them): ``--version`` and a built-in's run never import a plug-in that
+    hangs at import; ``--no-plugins`` keeps even ``list`` to the built-ins."""
+    from tests.test_loading import make_plugin, run
+
+    make_plugin(tmp_path, "hang-plugin", "hang_plugin", "import time\ntime.sleep(600)\n")
+    version = run(tmp_path, "--version", timeout=60)
+    assert version.returncode == 0 and version.stdout.startswith("bandsim ")
+    ran = run(tmp_path, "run", "dp-se", "--instance", "C2", "--arms", "3", "--epsilon", "1",
+              "--horizon", "1000", "--runs", "2", "--seed", "1", "--json", timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)[0]["algorithm"] == "dp-se"
+    listing = run(tmp_path, "--no-plugins", "list", "--json", timeout=120)
+    assert listing.returncode == 0, listing.stderr
+    assert "dp-se" in {r["name"] for r in json.loads(listing.stdout)}
+    with pytest.raises(subprocess.TimeoutExpired):  # the negative control: list loads it
+        run(tmp_path, "list", "--json", timeout=20)
+
+
+def test_a_plugins_own_name_still_loads_it_on_demand(tmp_path):
+    """Without ``list``: ``run NAME`` of an installed plug-in's algorithm finds it."""
+    from tests.test_loading import make_plugin, run
+
+    make_plugin(tmp_path, "lazy-plugin", "lazy_plugin",
+                PLUGIN_MODULE.replace("tiny-dist-se", "lazy-se") + "\nregister()\n")
+    ran = run(tmp_path, "run", "lazy-se", "--instance", "C2", "--arms", "3", "--epsilon", "1",
+              "--horizon", "1000", "--runs", "2", "--seed", "1", "--json", timeout=240)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)[0]["algorithm"] == "lazy-se"
+    off = run(tmp_path, "--no-plugins", "run", "lazy-se", "--instance", "C2", "--arms", "3",
+              "--epsilon", "1", "--horizon", "1000", "--runs", "2", "--seed", "1", timeout=120)
+    assert off.returncode == 2 and "algorithm='lazy-se' is invalid" in off.stderr

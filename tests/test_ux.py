@@ -251,3 +251,133 @@ def test_run_out_is_checked_before_work(tmp_path, capsys):
                  "--horizon", "1e4", "--out", os.devnull]) == 2
     err = capsys.readouterr().err
     assert "not a regular file" in err and "planning" not in err  # refused before any work
+
+
+def _plot(monkeypatch, tmp_path, rows, curves=None, **kw):
+    """plot_rows on synthetic rows (no simulation); the figure and the warnings."""
+    from types import SimpleNamespace
+
+    from bandsim.studies import plotdir
+
+    drawn, said = {}, []
+    monkeypatch.setattr(plotdir, "save", lambda fig, out, **k: drawn.setdefault("fig", fig))
+    t = np.array([10, 100, 1000], np.int64)
+
+    def load(path):
+        r = next(r for r in rows if r["file"] == path)
+        mean = (curves or {}).get(r["file"], np.array([1.0, 5.0, 9.0]))
+        cfg = {"rewards": "bernoulli", "location": r.get("_means")}
+        return SimpleNamespace(checkpoints=t, mean=mean, half95=np.zeros(3), config=cfg)
+
+    full = [dict(dict(instance="easy", arms=10, rewards="bernoulli", horizon=1000, runs=3,
+                      seed=1, epsilon=None, regret_ci95=0.0, time_avg_regret_mean=0.0,
+                      time_avg_regret_ci95=0.0, version="t", regret_mean=1.0), **r)
+            for r in rows]
+    plotdir.plot_rows(full, {r["file"]: r["file"] for r in full}, tmp_path / "p.png",
+                      load=load, warn=said.append, **kw)
+    return drawn["fig"], said
+
+
+def test_an_overlay_that_no_panel_can_draw_says_so(monkeypatch, tmp_path):
+    """A random instance (easy) has no fixed means: one line says the overlay is not drawn
+    (before, the figure silently had none); a fixed Bernoulli instance draws it."""
+    rows = [dict(algorithm="dp-se", epsilon=e, file=f"{e}") for e in (0.5, 1.0)]
+    fig, said = _plot(monkeypatch, tmp_path, rows, overlay=("lai-robbins",))
+    assert said == ["overlay lai-robbins not drawn: the bounds need one fixed Bernoulli "
+                    "instance per panel (C1-C4 or --means), and these results have none"]
+    fixed = [dict(r, instance="C2", _means=[0.75, 0.625, 0.625]) for r in rows]
+    fig, said = _plot(monkeypatch, tmp_path, fixed, overlay=("lai-robbins",))
+    assert said == []
+    labels = [ln.get_label() for ax in fig.axes for ln in ax.get_lines()]
+    assert any("Lai–Robbins" in lab for lab in labels)
+
+
+def test_log_y_with_a_zero_regret_masks_it_and_says_so(monkeypatch, tmp_path):
+    """A zero regret cannot sit on a log axis: it is masked (NaN), the panel and a warning
+    say how many, and an all-zero panel says it has nothing to draw (not an empty frame)."""
+    rows = [dict(algorithm="dp-se", file="a"), dict(algorithm="ucb1", file="b")]
+    curves = {"a": np.array([0.0, 5.0, 9.0]), "b": np.array([0.0, 0.0, 0.0])}
+    fig, said = _plot(monkeypatch, tmp_path, rows, curves, yscale="log")
+    assert said == ["4 value(s) ≤ 0 (zero regret) not drawn on the log y scale"]
+    ax = fig.axes[0]
+    ys = np.concatenate([np.asarray(ln.get_ydata(), float) for ln in ax.get_lines()])
+    assert not (ys <= 0).any() and np.isnan(ys).sum() == 4
+    assert any("not shown (log scale)" in t.get_text() for t in ax.texts)
+    rows = [dict(algorithm="ucb1", file="b")]
+    fig, _ = _plot(monkeypatch, tmp_path, rows, curves, yscale="log")
+    assert any("every value is 0" in t.get_text() for t in fig.axes[0].texts)
+    assert fig.axes[0].get_ylim() == pytest.approx((0.1, 10.0))
+
+
+def test_x_in_by_is_refused_and_algorithms_are_never_merged(monkeypatch, tmp_path):
+    """``--x epsilon --by epsilon`` used to draw one series per ε mixing algorithms."""
+    rows = [dict(algorithm=a, epsilon=e, file=f"{a}{e}", regret_mean=r)
+            for a, r in (("dp-se", 1.0), ("cdp-se", 2.0)) for e in (0.5, 1.0)]
+    with pytest.raises(ConfigError, match="must not include --x epsilon"):
+        _plot(monkeypatch, tmp_path, rows, x="epsilon", by="epsilon")
+    fig, _ = _plot(monkeypatch, tmp_path, rows, x="epsilon", by="instance")
+    labels = {ln.get_label() for ax in fig.axes for ln in ax.get_lines()}
+    assert {"dp-se instance=easy", "cdp-se instance=easy"} <= labels  # one per algorithm
+
+
+def test_twelve_default_curves_have_twelve_colours_and_panels_name_k(monkeypatch, tmp_path):
+    """A default plot of 4 algorithms × 3 ε (12 curves): no colour repeats, and every panel
+    title names the instance and K even when they are the same in every panel."""
+    from bandsim.studies.plots import style
+
+    assert len({style(i)["color"] for i in range(12)}) == 12
+    algos = ("dp-se", "cdp-se", "ldp-se", "dist-dp-se")
+    rows = [dict(algorithm=a, epsilon=e, file=f"{a}{e}") for a in algos for e in (0.1, 0.5, 1)]
+    fig, _ = _plot(monkeypatch, tmp_path, rows)
+    ax = fig.axes[0]
+    colours = [ln.get_color() for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+    assert len(colours) == 12 and len(set(colours)) == 12
+    assert "easy" in ax.get_title() and "K = 10" in ax.get_title()
+
+
+def test_list_fits_120_columns_and_names_stay_whole():
+    """``bandsim list`` was about 330 characters wide in a pipe; now every line fits 120
+    columns (text wraps inside cells) and every algorithm's name appears whole."""
+    from rich.cells import cell_len
+
+    out = cli("list")
+    assert out.returncode == 0
+    lines = out.stdout.splitlines()
+    assert max(map(cell_len, lines)) <= 120, max(lines, key=cell_len)
+    names = [r["name"] for r in json.loads(cli("list", "--json").stdout)
+             if r["kind"] == "algorithm"]
+    assert all(f"│ {n} " in out.stdout for n in names)
+
+
+def test_a_job_redirected_to_a_file_prints_plain_progress_lines(tmp_path):
+    """stderr to a file (not a terminal): a first line at once, one every PLAIN_EVERY
+    seconds, one at the end (rich's bar showed nothing until the work ended)."""
+    from rich.console import Console
+
+    from bandsim.studies.jobs import PlainProgress, _progress
+
+    log = tmp_path / "err.log"
+    with open(log, "w") as f:
+        assert isinstance(_progress(Console(file=f, stderr=True)), PlainProgress)
+    now = [0.0]
+    with open(log, "w") as f:
+        bar = PlainProgress(Console(file=f, width=200), every=10.0, clock=lambda: now[0])
+        with bar:
+            task = bar.add_task("24 jobs", total=24)
+            for k in range(1, 25):
+                now[0] += 2.5  # a job every 2.5 s: a line every 4 jobs, and the last
+                bar.update(task, completed=k)
+            bar.update(task, completed=24)  # the end is said once
+    lines = log.read_text().splitlines()
+    assert lines[0] == "progress: 24 jobs 0/24 (0 %), 0 s elapsed"
+    assert lines[1] == "progress: 24 jobs 4/24 (17 %), 10 s elapsed, eta 50 s"
+    assert lines[-1] == "progress: 24 jobs 24/24 (100 %), 60 s elapsed"
+    assert len(lines) == 1 + 6 and sum("24/24" in line for line in lines) == 1
+
+
+def test_a_redirected_run_prints_its_progress_before_the_table():
+    out = cli("run", "dp-se", "--instance", "C2", "--arms", "3", "--epsilon", "1",
+              "--horizon", "1e4", "--runs", "4", "--seed", "1")
+    assert out.returncode == 0
+    assert [ln for ln in out.stderr.splitlines() if ln.startswith("progress:")] == [
+        "progress: 1 jobs 0/1 (0 %), 0 s elapsed", "progress: 1 jobs 1/1 (100 %), 0 s elapsed"]

@@ -27,7 +27,9 @@ class DecisionPlan:
     Attributes
     ----------
     decide : numba dispatcher
-        ``decide(stat, cnt, t, c, pick) -> int64`` (:mod:`bandsim.kernels.decisions`).
+        ``decide(rng, stat, cnt, t, c, pick, state) -> int64``
+        (:mod:`bandsim.kernels.decisions`; the earlier ``decide(stat, cnt, t, c, pick)``
+        is adapted).
     c : float64 (P,)
         The rule's parameters.
     batch : int64 (1, K + 1)
@@ -38,6 +40,8 @@ class DecisionPlan:
         the mechanism's parameters for one batch.
     mechanism : str
         Registered name of the mechanism.
+    n_state : int
+        Length of the rule's per-run ``state`` (float64, zeroed when a run starts).
     """
 
     decide: object
@@ -51,18 +55,21 @@ class DecisionPlan:
     notes: dict = field(default_factory=dict)
     privacy: dict = None
     shard_runs: int = DECISION_SHARD_RUNS
+    n_state: int = 0
 
     def run_shard(self, rng, shard, rec=None):
         """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""
         tables = DecisionTables(np.int64(self.batch[0, -1]), np.int64(self.mech),
                                 np.ascontiguousarray(self.fpar[0, -1]),
                                 np.ascontiguousarray(self.ipar[0, -1]),
-                                np.ascontiguousarray(self.c, dtype=np.float64))
+                                np.ascontiguousarray(self.c, dtype=np.float64),
+                                np.int64(self.n_state))
         run_shard(rng, shard, tables, hooks_for(self.mechanism, self.decide), rec)
 
 
 def decision_plan(params: dict, arms: int, horizon: int, *, decide: Any, batch: int,
-                  c: Sequence[float] = (), mechanism: str = "none") -> Any:
+                  c: Sequence[float] = (), mechanism: str = "none",
+                  state: int | None = None) -> Any:
     """The plan of a batched decision rule.
 
     Parameters
@@ -81,6 +88,9 @@ def decision_plan(params: dict, arms: int, horizon: int, *, decide: Any, batch: 
         The rule's parameters, passed to ``decide`` as float64 (P,).
     mechanism : str
         A registered mechanism; each full batch is released through it.
+    state : int, optional
+        Length S of the rule's per-run ``state`` array (float64, zeroed when
+        each run starts; default K).
 
     Returns
     -------
@@ -89,11 +99,14 @@ def decision_plan(params: dict, arms: int, horizon: int, *, decide: Any, batch: 
     Raises
     ------
     ConfigError
-        ``batch`` < 1 or > T.
+        ``batch`` < 1 or > T, or ``state`` < 0.
     """
     batch = int(batch)
     if not 1 <= batch <= horizon:
         raise ConfigError("batch", batch, f"must be in [1, T = {horizon}]")
+    n_state = arms if state is None else state
+    if isinstance(n_state, bool) or not isinstance(n_state, (int, np.integer)) or n_state < 0:
+        raise ConfigError("state", state, "must be an integer ≥ 0 (float64 slots per run)")
     spec = get_mechanism(mechanism)
     b = spec.derive(batch, params)
     fpar = np.zeros((1, arms + 1, max(4, len(b.fpar))))
@@ -103,7 +116,7 @@ def decision_plan(params: dict, arms: int, horizon: int, *, decide: Any, batch: 
     table = np.full((1, arms + 1), batch, np.int64)
     c = np.asarray(c, np.float64).reshape(-1) if len(c) else np.zeros(1)
     return DecisionPlan(decide, c, table, b.code, fpar, ipar, spec.name,
-                        stages=[dict(stage=1, batch=batch, **b.info())])
+                        stages=[dict(stage=1, batch=batch, **b.info())], n_state=int(n_state))
 
 
 __all__ = ["DECISION_SHARD_RUNS", "DecisionPlan", "decision_plan"]

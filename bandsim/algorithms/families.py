@@ -13,7 +13,8 @@ base                       engine        cost model (``Algorithm.cost``)
 :class:`SVTEngine`           svt           O(epochs) per run
 :class:`PerRoundThompson`    per-round     O(T) per run
 :class:`BatchedDecision`     decision      O(T / batch) per run; the numba
-                                           ``decide(stat, cnt, t, c, pick)``
+                                           ``decide(rng, stat, cnt, t, c,
+                                           pick, state)``
                                            is the hook
 =========================  ============  ======================================
 
@@ -33,6 +34,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import ConfigError
+from ..kernels.hooks import LEGACY_DECIDE_ARGS, n_args
 from ..privacy.participation import laplace_participation, per_batch
 from ..registry import Algorithm
 from .base import EpisodicPlan, laplace_claim
@@ -49,16 +51,22 @@ def _index_types():
 INDEX_SIGNATURE = (_index_types, "(stat: float64, n: int64, t: int64, c: float64[::1]) -> float64")
 
 
-def _decide_types():
+def _decide_types(fn=None):
+    """Argument types of ``decide``; of the earlier five-argument form when ``fn`` has it."""
     from numba.core import types
 
     f1, i1 = types.float64[::1], types.int64[::1]
-    return (f1, i1, types.int64, f1, i1)
+    if fn is not None and n_args(fn) == LEGACY_DECIDE_ARGS:
+        return (f1, i1, types.int64, f1, i1)
+    gen = types.NumPyRandomGeneratorType("NumPyRandomGeneratorType")
+    return (gen, f1, i1, types.int64, f1, i1, f1)
 
 
 #: The decision hook's signature (:func:`bandsim.kernels.decisions.run_shard` calls it).
-DECIDE_SIGNATURE = (_decide_types, "(stat: float64[::1], cnt: int64[::1], t: int64, "
-                                   "c: float64[::1], pick: int64[::1]) -> int64")
+#: The earlier ``(stat, cnt, t, c, pick)`` form is still accepted (no generator, no state).
+DECIDE_SIGNATURE = (_decide_types, "(rng: numpy.random.Generator, stat: float64[::1], "
+                                   "cnt: int64[::1], t: int64, c: float64[::1], "
+                                   "pick: int64[::1], state: float64[::1]) -> int64")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,9 +80,11 @@ class BatchedDecision(Algorithm):
     Attributes
     ----------
     decide : numba function of :data:`DECIDE_SIGNATURE` -> int64
-        ``decide(stat: float64[::1], cnt: int64[::1], t: int64, c: float64[::1],
-        pick: int64[::1])``: the rule (:mod:`bandsim.kernels.decisions`),
-        compiled against this signature when a plug-in registers.
+        ``decide(rng, stat, cnt, t, c, pick, state)``: the rule
+        (:mod:`bandsim.kernels.decisions`; ``rng`` the engine's Generator, ``state``
+        the run's float64 scratch, zeroed per run), compiled against this
+        signature when a plug-in registers. The earlier five-argument
+        ``decide(stat, cnt, t, c, pick)`` still works (no generator, no state).
     """
 
     engine: str = "decision"

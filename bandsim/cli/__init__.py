@@ -13,6 +13,7 @@ import argparse
 import sys
 import textwrap
 
+from .. import registry
 from .._version import __version__
 from ..atomic import failure_text
 from ..errors import ConfigError, check_numba_environment
@@ -33,6 +34,9 @@ def build_parser():
         prog="bandsim",
         description="Fast, exact Monte Carlo simulation of differentially private bandits.")
     parser.add_argument("--version", action="version", version=f"bandsim {__version__}")
+    parser.add_argument("--no-plugins", action="store_true",
+                        help="load no installed plug-in (built-ins only): a broken or hanging "
+                             "plug-in cannot stop bandsim")
     sub = parser.add_subparsers(dest="command", required=True)
     lst = sub.add_parser("list", help="algorithms, mechanisms, instances and figures")
     lst.add_argument("--json", action="store_true", help="print one JSON list of entries")
@@ -164,9 +168,16 @@ def _detach_stdout(stream):
 
 def _main(argv, console):
     try:
-        args = build_parser().parse_args(argv)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        args = _parse(argv)
         check_numba_environment()
-        return COMMANDS[args.command](args, console)
+        try:
+            return COMMANDS[args.command](args, console)
+        except ConfigError as e:  # a name checked against a list before plug-ins loaded
+            if e.field not in _NAME_FIELDS or _mark() != "deferred":
+                raise
+            registry.plugins_loaded(False)  # load them and try again (nothing ran yet)
+            return COMMANDS[args.command](build_parser().parse_args(argv), console)
     except StudyFailed as e:  # one line: what failed, done, left, the command that resumes
         return results.failed(e, argv, console)
     except ConfigError as e:
@@ -174,6 +185,51 @@ def _main(argv, console):
         return 2
     except KeyboardInterrupt as e:  # one line: done, left, the command that resumes
         return results.interrupted(e, argv, console)
+    finally:
+        if _mark() == "deferred":  # a caller in this process loads plug-ins as before
+            registry.plugins_loaded(False)
+
+
+def _mark():
+    """The registry's plug-in mark (False, True or "deferred"), left as it is."""
+    mark = registry.plugins_loaded(True)
+    registry.plugins_loaded(mark)
+    return mark
+
+
+#: Fields of a ConfigError that may name a plug-in's declaration not loaded yet.
+_NAME_FIELDS = ("algorithm", "mechanism")
+
+#: Commands that show or rank every registered declaration, plug-ins included.
+_WANT_PLUGINS = ("list", "plugin", "suite")
+
+
+def _parse(argv):
+    """Parse ``argv``, loading installed plug-ins only when the command line needs them.
+
+    ``--no-plugins`` loads none. Otherwise ``list``, ``plugin``, ``suite`` and
+    ``--help`` load them; any other command line is parsed with the built-ins alone
+    first (so ``--version`` or ``run dp-se`` never imports a plug-in), and
+    only a line that does not parse so (a plug-in's flag) is parsed again
+    with them. A name that is not built in loads them when it is looked up
+    (:func:`bandsim.registry.get_algorithm`).
+    """
+    words = [a for a in argv if not a.startswith("-")]
+    head = argv[:argv.index(words[0])] if words else argv
+    if "--no-plugins" in head:
+        registry.plugins_loaded()
+    elif not (words and words[0] in _WANT_PLUGINS) and not {"-h", "--help"} & set(argv):
+        was = registry.plugins_loaded()
+        try:
+            args = build_parser().parse_args(argv)
+            registry.plugins_loaded("deferred" if was is False else was)
+            return args
+        except ConfigError:
+            registry.plugins_loaded(was)
+        except BaseException:  # --version, an interrupt
+            registry.plugins_loaded(was)
+            raise
+    return build_parser().parse_args(argv)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 Generated from the registered declarations (plug-ins included).
 
-The table view prints one table per kind; ``--json`` prints one strict JSON
+The table view prints one table per kind (the algorithms' in three: what
+they are, their audits, their sources), at most 120 columns wide with text
+wrapped inside the cells; ``--json`` prints one strict JSON
 list with one object per entry, each with a ``kind`` (``algorithm``,
 ``mechanism``, ``instance``, ``figure``) and ``name``.
 """
@@ -14,6 +16,12 @@ from ..registry import algorithms, is_builtin, mechanisms, origin
 from ..studies.figures import FIGURES
 from ..wholerun.cache import lookup, summary
 from .common import plain, strict_json, wide_console
+
+
+#: Widest line of ``bandsim list`` (a terminal narrower than this gets its own width).
+LIST_WIDTH = 120
+#: Width of the name columns: the longest built-in name (``dist-dp-se-shuffle``).
+NAME_WIDTH = 18
 
 
 def _plugin(name, kind):
@@ -131,28 +139,35 @@ def cmd_list(args, console=None):
     if getattr(args, "json", False):
         print(json.dumps(strict_json(rows), indent=2))
         return 0
-    out = wide_console()
+    from rich.console import Console
+
+    out = Console(width=min(wide_console().width, LIST_WIDTH))  # wrapped in cells, never cut
     of = {}
     for r in rows:
         of.setdefault(r["kind"], []).append(r)
 
     def table(title, columns):
         t = Table(title=title)
-        for c in columns:
-            t.add_column(c, overflow="fold")
+        for c in columns:  # names are never split: the longest built-in one fits
+            t.add_column(c, overflow="fold", min_width=NAME_WIDTH if c == "name" else None)
         return t
 
+    # three tables of the same rows, so that each fits LIST_WIDTH columns
     t = table("algorithms", ("name", "trust model", "engine", "mechanism",
-                             "parameters (default)", "rewards", "sampled audit",
-                             "whole-run audit", "source", "summary"))
+                             "parameters (default)", "rewards"))
+    audits = table("algorithms: audits", ("name", "sampled audit", "whole-run audit"))
+    sources = table("algorithms: sources", ("name", "source", "summary"))
     for a in of["algorithm"]:
         ps = ", ".join(k if v is None else f"{k}={v}" for k, v in a["parameters"].items())
         rewards = "all" if len(a["rewards"]) == 3 else ", ".join(a["rewards"])
         name = a["name"] + (" (provisional)" if a["provisional"] else "") + _plugin_text(a)
         t.add_row(*map(plain, (name, a["trust"], a["engine"], a["mechanism"] or "-",
-                               ps or "-", rewards, a["sampled"], a["whole_run"], a["source"],
-                               a["summary"])))
+                               ps or "-", rewards)))
+        audits.add_row(*map(plain, (a["name"], a["sampled"], a["whole_run"])))
+        sources.add_row(*map(plain, (a["name"], a["source"], a["summary"])))
     out.print(t)
+    out.print(audits)
+    out.print(sources)
     t = table("mechanisms", ("name", "trust model", "privacy", "releases", "samplers", "source",
                              "summary"))
     for m in of.get("mechanism", []):

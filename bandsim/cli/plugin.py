@@ -23,7 +23,8 @@ import math
 import sys
 
 from .. import loading, provenance, registry
-from ..errors import ConfigError
+from ..errors import ConfigError, check_int
+from ..params import BATCH_SIZE, EPSILON
 from ..privacy.audit import audit
 from ..privacy.sampled import DRAWS, sampled
 from ..runner import simulate
@@ -241,6 +242,10 @@ def check(target, epsilon=1.0, batch_size=64, draws=None):
 @command(returns="0 if every check passes (PASS), 1 if one FAILs, 2 nothing to check")
 def cmd_plugin(args, console):
     """``bandsim plugin check``: one line per check and a verdict, or a JSON list of checks."""
+    EPSILON.validate(args.epsilon)  # bad input: one line, before any plug-in is imported
+    BATCH_SIZE.validate(args.batch_size)
+    if args.draws is not None:
+        check_int("draws", args.draws, 1, None)
     code, rows = check(args.target, args.epsilon, args.batch_size, args.draws)
     if args.json:
         print(json.dumps(strict_json([dict(target=args.target, **r) for r in rows]),

@@ -373,7 +373,7 @@ def plot_directory(directory, out=None, *, time_average=False, xscale=None, ysca
     files = {str(f.relative_to(d)): f for f in result_files(d)}
     return plot_rows(rows, files, target, x=x, by=by, facet=facet, time_average=time_average,
                      xscale=xscale, yscale=yscale, overlay=overlay, dpi=dpi, formats=formats,
-                     width=width, partial=partial)
+                     width=width, partial=partial, warn=warn)
 
 
 @command

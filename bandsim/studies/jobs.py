@@ -278,6 +278,75 @@ class _Rate:
         return Rate()
 
 
+class PlainProgress(nullcontext):
+    """Progress for a console that is not a terminal (stderr redirected to a file or pipe).
+
+    rich draws its bar there only when the work ends; this prints one plain line
+    when work starts, then at most one every ``every`` seconds, and one at the
+    end: ``progress: 24 jobs 6.5/24 (27 %), 12 s elapsed, eta 33 s``.
+
+    Parameters
+    ----------
+    console : rich.console.Console
+    every : float
+        Seconds between lines (default :data:`PLAIN_EVERY`).
+    clock : callable, optional
+        Seconds now (default ``time.monotonic``; tests pass their own).
+    """
+
+    def __init__(self, console, every=None, clock=time.monotonic):
+        super().__init__()
+        self.console, self.clock = console, clock
+        self.every = PLAIN_EVERY if every is None else every
+        self.tasks = {}
+
+    def add_task(self, description, total=None, **k):
+        i = len(self.tasks)
+        self.tasks[i] = dict(description=description, total=total, completed=0.0,
+                             start=self.clock(), last=None)
+        self._line(i)
+        return i
+
+    def update(self, task, completed=None, advance=None, **k):
+        t = self.tasks.get(task)
+        if t is None:
+            return
+        if completed is not None:
+            t["completed"] = float(completed)
+        if advance is not None:
+            t["completed"] += advance
+        done = t["total"] is not None and t["completed"] >= t["total"]
+        if (done and not t.get("ended")) or (not done and self.clock() - t["last"] >= self.every):
+            t["ended"] = done
+            self._line(task)
+
+    def advance(self, task, advance=1):
+        self.update(task, advance=advance)
+
+    def remove_task(self, task):
+        self.tasks.pop(task, None)
+
+    def _line(self, task):
+        t = self.tasks[task]
+        now = self.clock()
+        t["last"] = now
+        spent, total, done = now - t["start"], t["total"], t["completed"]
+        text = f"progress: {t['description']} {done:,.4g}"
+        if total:
+            text += f"/{total:,} ({100 * done / total:.0f} %)"
+        text += f", {spent:.0f} s elapsed"
+        if total and 0 < done < total:
+            text += f", eta {spent * (total - done) / done:.0f} s"
+        self.console.print(text, highlight=False, markup=False, soft_wrap=True)
+        file = getattr(self.console, "file", None)
+        if file is not None and hasattr(file, "flush"):
+            file.flush()
+
+
+#: Seconds between the plain progress lines of a console that is not a terminal.
+PLAIN_EVERY = 10.0
+
+
 def _progress(console):
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
@@ -293,6 +362,8 @@ def _progress(console):
             advance = remove_task = update
 
         return Silent()
+    if not console.is_terminal and not console.is_jupyter:  # a log file: lines, not a bar
+        return PlainProgress(console)
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                     _Rate()(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
                     console=console, transient=False, refresh_per_second=4)

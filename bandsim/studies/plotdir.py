@@ -122,12 +122,16 @@ def check_plot_options(rows, *, x=None, by=None, facet=None, overlay=(), yscale=
                                for v in vals):
             raise ConfigError("x", x, "must be a numeric setting that the results take "
                                       "(e.g. epsilon, scale, arms, horizon)")
-    return x, _columns(by, rows, "by"), _columns(facet, rows, "facet")
+    by = _columns(by, rows, "by")
+    if x is not None and by and x in by:  # one series per x value would be one point each
+        raise ConfigError("by", ",".join(by), f"must not include --x {x}: each series is drawn "
+                                              f"against {x} (e.g. --by algorithm)")
+    return x, by, _columns(facet, rows, "facet")
 
 
 def plot_rows(rows, files, out, *, x=None, by=None, facet=None, time_average=False,
               xscale=None, yscale="linear", overlay=(), dpi=300, formats=("png", "pdf"),
-              width=None, load=None, partial=None):
+              width=None, load=None, partial=None, warn=None):
     """Draw the results of a directory (module docstring).
 
     Parameters
@@ -154,6 +158,9 @@ def plot_rows(rows, files, out, *, x=None, by=None, facet=None, time_average=Fal
     partial : str, optional
         "k of n jobs" of a partial study: the title's first line says
         "PARTIAL STUDY: k of n jobs".
+    warn : callable(str), optional
+        Told (one line each) what the figure cannot show: overlays that no
+        panel can draw, values ≤ 0 on a log y scale (also noted in the footer).
 
     Returns
     -------
@@ -191,19 +198,27 @@ def plot_rows(rows, files, out, *, x=None, by=None, facet=None, time_average=Fal
         by = ["algorithm"] + [c for c in rest if c in inner and c != "algorithm"]
         if "algorithm" in facet and len(by) > 1:  # the panel names it: ε=… alone, one style
             by = by[1:]                           # per value across panels
+    if "algorithm" not in by and "algorithm" not in facet and \
+            len({r["algorithm"] for r in rows}) > 1:  # never merge algorithms into one series
+        by = ["algorithm"] + list(by)
     series_cols = by
     labels = sorted({_label(r, series_cols) for r in rows}, key=natural_key)
     index = {lab: i for i, lab in enumerate(labels)}
     small = fig.bandsim_small
     # panel titles name only the facet values that differ between panels (T, the same
     # everywhere, is in the figure title)
-    shown = [i for i, c in enumerate(facet) if len({k[i] for k in keys}) > 1] or [0]
+    shown = [i for i, c in enumerate(facet) if len({k[i] for k in keys}) > 1
+             or c in ("instance", "arms")] or [0]  # the instance and K are always named
+    drawn, hidden = [], 0
     for ax, k in zip(axes, keys):
         members = panels[k]
         if x is None:
-            _curves(ax, members, files, load, series_cols, index, time_average, overlay)
+            drawn.append(_curves(ax, members, files, load, series_cols, index, time_average,
+                                 overlay))
         else:
-            _versus(ax, members, x, series_cols, index, time_average, overlay)
+            drawn.append(_versus(ax, members, x, series_cols, index, time_average, overlay))
+        if yscale == "log":
+            hidden += _mask_nonpositive(ax, 6.5 if small else 8)
         ax.set_title(_panel_title(facet, k, shown, ax, 7 if small else 9),
                      fontsize=7 if small else 9)
         xs = xscale or ("linear" if x is None else _auto_scale([r.get(x) for r in members]))
@@ -236,11 +251,49 @@ def plot_rows(rows, files, out, *, x=None, by=None, facet=None, time_average=Fal
     footer = (f"{len(rows)} results; simulated with bandsim "
               f"{', '.join(sorted({str(r.get('version')) for r in rows}))}, {seed_text}"
               f" (drawn by bandsim {__version__})")
+    notes = []
+    if overlay and not any(drawn):
+        notes.append(f"overlay {','.join(overlay)} not drawn: the bounds need one fixed "
+                     "Bernoulli instance per panel (C1-C4 or --means), and these results have none")
+    if hidden:
+        notes.append(f"{hidden} value(s) ≤ 0 (zero regret) not drawn on the log y scale")
+    for n in notes:
+        footer += f"\nNote: {n}."
+        if warn is not None:
+            warn(n)
     mixed = confidence.differing(rows)
     if mixed:  # the curves ran at different confidences: the figure says which
         footer += f"\nConfidences differ between curves: {mixed}."
     provenance(fig, title, footer)
     return save(fig, out, dpi=dpi, formats=formats)
+
+
+def _mask_nonpositive(ax, fontsize):
+    """Hide the values ≤ 0 of a log-y panel (NaN) and say so in it; the number hidden.
+
+    A zero regret has no place on a log scale: matplotlib drops it silently
+    and, when every value is zero, leaves an empty panel.
+    """
+    hidden, positive = 0, False
+    for line in ax.get_lines():
+        y = np.asarray(line.get_ydata(), dtype=np.float64)
+        bad = np.isfinite(y) & (y <= 0)
+        hidden += int(bad.sum())
+        positive |= bool((y > 0).any())
+        if bad.any():
+            line.set_ydata(np.where(bad, np.nan, y))
+    for coll in ax.collections:  # bands and error bars: clipped by matplotlib, never counted
+        coll.set_clip_on(True)
+    if hidden:
+        text = (f"{hidden} value(s) ≤ 0 not shown (log scale)" if positive else
+                "every value is 0: nothing to draw on a log scale")
+        width_in = ax.get_position().width * ax.figure.figure.get_figwidth()  # as the title
+        ax.text(0.02, 0.02, textwrap.fill(text, max(12, int(width_in * 72 / (0.6 * fontsize)))),
+                transform=ax.transAxes, fontsize=fontsize, color="0.35", va="bottom",
+                clip_on=True)
+        if not positive:
+            ax.set_ylim(0.1, 10.0)
+    return hidden
 
 
 def _count_by(rows, cols):
@@ -293,7 +346,8 @@ def _curves(ax, members, files, load, series_cols, index, time_average, overlay)
         seen.setdefault("t", o.checkpoints)
         seen.setdefault("cfg", []).append((r, o.config))
     if overlay and "t" in seen:
-        _overlay_curves(ax, seen["t"], seen["cfg"], overlay, time_average)
+        return _overlay_curves(ax, seen["t"], seen["cfg"], overlay, time_average)
+    return False
 
 
 def _bernoulli_means(config):
@@ -309,7 +363,7 @@ def _overlay_curves(ax, t, members, overlay, time_average):
     t = np.asarray(t, dtype=np.float64)
     means = {tuple(m) for _, c in members if (m := _bernoulli_means(c)) is not None}
     if len(means) != 1:
-        return  # no single fixed Bernoulli instance in this panel: no bound to draw
+        return False  # no single fixed Bernoulli instance in this panel: no bound to draw
     mu = np.array(next(iter(means)))
     lnt = np.log(np.maximum(t, 1.0)) / (t if time_average else 1.0)
     if "lai-robbins" in overlay:
@@ -321,6 +375,7 @@ def _overlay_curves(ax, t, members, overlay, time_average):
             ax.plot(t, dp_lower_constant(mu, e) * lnt, color="0.2", linewidth=1.0,
                     linestyle=(0, (6, 2)),
                     label=f"ε-DP lower bound, ε={e:g} (Azize & Basu 2022, asymptotic)")
+    return True
 
 
 def _versus(ax, members, x, series_cols, index, time_average, overlay):
@@ -338,20 +393,21 @@ def _versus(ax, members, x, series_cols, index, time_average, overlay):
         xs, ys, hs = map(np.array, zip(*sorted(pts)))
         plot_points(ax, xs, ys, hs, label=lab, index=index[lab])
     if overlay and x == "epsilon":
-        _overlay_versus_epsilon(ax, members, overlay, time_average)
+        return _overlay_versus_epsilon(ax, members, overlay, time_average)
+    return False
 
 
 def _overlay_versus_epsilon(ax, members, overlay, time_average):
     means = {tuple(m) for r in members if (m := _bernoulli_means(r.get("_config", {})))
              is not None}
     if len(means) != 1:
-        return
+        return False
     mu = np.array(next(iter(means)))
     T = float(members[0]["horizon"])
     scale = np.log(T) / (T if time_average else 1.0)
     eps = np.array(sorted({float(r["epsilon"]) for r in members if r.get("epsilon")}))
     if eps.size == 0:
-        return
+        return False
     grid = np.geomspace(eps.min(), eps.max(), 64) if eps.max() > eps.min() else eps
     if "lai-robbins" in overlay:
         ax.axhline(lai_robbins_constant(mu) * scale, color="0.45", linewidth=1.0,
@@ -360,3 +416,4 @@ def _overlay_versus_epsilon(ax, members, overlay, time_average):
         ax.plot(grid, [dp_lower_constant(mu, e) * scale for e in grid], color="0.2",
                 linewidth=1.0, linestyle=(0, (6, 2)),
                 label="ε-DP lower bound (Azize & Basu 2022, asymptotic)")
+    return True

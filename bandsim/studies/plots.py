@@ -27,9 +27,11 @@ from ..errors import ConfigError, check_int
 from ..results import Z95
 
 #: Okabe–Ito colours (black first, then orange, sky blue, bluish green,
-#: vermillion, blue, reddish purple, yellow, which is kept last: pale on white).
+#: vermillion, blue, reddish purple, yellow, which is kept last: pale on white), then
+#: four of Paul Tol's "muted" scheme (wine, teal, olive, indigo) so that 12 curves
+#: (a default sweep of 3–4 algorithms × 3 ε) never share a colour.
 PALETTE = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#D55E00", "#0072B2", "#CC79A7",
-           "#F0E442")
+           "#F0E442", "#882255", "#44AA99", "#999933", "#332288")
 LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 1)), (0, (8, 2)),
               (0, (3, 1, 1, 1)))
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -46,8 +48,9 @@ DPI_RANGE = (10, 2400)
 def style(i):
     """Colour, line style and marker of the ``i``-th curve of a panel.
 
-    The first 8 curves differ in colour, line style and marker; beyond 8 the
-    line styles shift against the colours, so 64 curves stay distinct.
+    The first 12 curves differ in colour (the first 8 also in line style and
+    marker); beyond 12 the line styles shift against the colours, so 96 curves
+    stay distinct.
 
     Parameters
     ----------
@@ -58,7 +61,7 @@ def style(i):
     dict
         Keyword arguments for ``Axes.plot``.
     """
-    shift = i + i // len(PALETTE)  # curves 8-15 pair each colour with another style
+    shift = i + i // len(PALETTE)  # curves 12-23 pair each colour with another style
     return dict(color=PALETTE[i % len(PALETTE)], linestyle=LINESTYLES[shift % len(LINESTYLES)],
                 marker=MARKERS[shift % len(MARKERS)], markersize=4.5, linewidth=1.4,
                 markerfacecolor="white" if i % 2 else PALETTE[i % len(PALETTE)])

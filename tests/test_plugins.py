@@ -264,6 +264,8 @@ def test_a_hanging_plugin_cannot_stop_the_builtins(tmp_path):
     listing = run(tmp_path, "--no-plugins", "list", "--json", timeout=120)
     assert listing.returncode == 0, listing.stderr
     assert "dp-se" in {r["name"] for r in json.loads(listing.stdout)}
+    after = run(tmp_path, "list", "--json", "--no-plugins", timeout=120)  # after the command too
+    assert after.returncode == 0 and after.stdout == listing.stdout, after.stderr
     with pytest.raises(subprocess.TimeoutExpired):  # the negative control: list loads it
         run(tmp_path, "list", "--json", timeout=20)
 

@@ -207,7 +207,7 @@ _WANT_PLUGINS = ("list", "plugin", "suite")
 def _parse(argv):
     """Parse ``argv``, loading installed plug-ins only when the command line needs them.
 
-    ``--no-plugins`` loads none. Otherwise ``list``, ``plugin``, ``suite`` and
+    ``--no-plugins`` (anywhere on the line) loads none. Otherwise ``list``, ``plugin``, ``suite`` and
     ``--help`` load them; any other command line is parsed with the built-ins alone
     first (so ``--version`` or ``run dp-se`` never imports a plug-in), and
     only a line that does not parse so (a plug-in's flag) is parsed again
@@ -215,8 +215,8 @@ def _parse(argv):
     (:func:`bandsim.registry.get_algorithm`).
     """
     words = [a for a in argv if not a.startswith("-")]
-    head = argv[:argv.index(words[0])] if words else argv
-    if "--no-plugins" in head:
+    if "--no-plugins" in argv:  # a global switch, before or after the command
+        argv = ["--no-plugins"] + [a for a in argv if a != "--no-plugins"]
         registry.plugins_loaded()
     elif not (words and words[0] in _WANT_PLUGINS) and not {"-h", "--help"} & set(argv):
         was = registry.plugins_loaded()

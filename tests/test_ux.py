@@ -354,11 +354,16 @@ def test_a_job_redirected_to_a_file_prints_plain_progress_lines(tmp_path):
     seconds, one at the end (rich's bar showed nothing until the work ended)."""
     from rich.console import Console
 
-    from bandsim.studies.jobs import PlainProgress, _progress
+    from bandsim.studies import suite
+    from bandsim.studies.jobs import PlainProgress, progress_bar
 
     log = tmp_path / "err.log"
     with open(log, "w") as f:
-        assert isinstance(_progress(Console(file=f, stderr=True)), PlainProgress)
+        assert isinstance(progress_bar(Console(file=f, stderr=True)), PlainProgress)
+        # the suite's board too (its bar is rich's on a terminal, and off with progress=False)
+        assert isinstance(suite._progress(Console(file=f, stderr=True), True), PlainProgress)
+        assert not isinstance(suite._progress(Console(file=f, stderr=True), False),
+                              PlainProgress)
     now = [0.0]
     with open(log, "w") as f:
         bar = PlainProgress(Console(file=f, width=200), every=10.0, clock=lambda: now[0])

@@ -150,7 +150,7 @@ def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None
     label = (lambda i: labels[i]) if labels else (lambda i: _label(jobs[i]))
     with caching():
         prepare(**jobs[0])  # the first job fails in one line before any bar is drawn
-        bar = _progress(console)
+        bar = progress_bar(console)
         with bar:
             validate(jobs, bar if n > 1 else None)
             task = bar.add_task(f"{n:,} jobs" + (" on dask" if backend == "dask" else ""),
@@ -347,7 +347,9 @@ class PlainProgress(nullcontext):
 PLAIN_EVERY = 10.0
 
 
-def _progress(console):
+def progress_bar(console):
+    """A progress display on ``console``: none (``None``), plain lines (not a terminal) or
+    a rich bar."""
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
 

@@ -45,6 +45,7 @@ from ..datasets import load_instance
 from ..errors import ConfigError, check_int
 from ..privacy.sampled import DRAWS, sampled
 from ..runner import prepare, versions
+from .jobs import PlainProgress, progress_bar
 
 SUITE_VERSION = "2026.12"
 #: δ given to every algorithm that declares a ``delta`` parameter.
@@ -538,30 +539,16 @@ def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console
     return rows, meta
 
 
-class _NoBar:
-    """Stands in for a rich Progress when the bar is off."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def add_task(self, *a, **k):
-        return 0
-
-    def update(self, *a, **k):
-        pass
-
-    advance = remove_task = update
-
-
 def _progress(console, enabled):
+    """The suite's progress: none, plain lines for a log file (:class:`PlainProgress`),
+    or a rich bar that clears itself on a terminal."""
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn)
 
     if not enabled:
-        return _NoBar()
+        return progress_bar(None)
+    if console is not None and not console.is_terminal and not console.is_jupyter:
+        return PlainProgress(console)
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TimeElapsedColumn(), console=console, transient=True)
 

@@ -162,6 +162,9 @@ MAX_SECONDS = 86_400
 #: block and one release per pull, recorded, copied and replayed against the reference):
 #: measured 0.9 KB per pull for ``bandsim audit dp-ucb --whole-run`` at T = 10⁶ and 3·10⁶.
 RECORD_BYTES_PER_PULL = 1024
+#: Peak bytes per pull of its many-run sample (checks (g), (h): releases only, no replay):
+#: measured 66 bytes per pull (dp-ucb at T = 2·10⁴ and 5·10⁴, two instances), doubled.
+SAMPLE_BYTES_PER_PULL = 128
 
 
 def duration(seconds):
@@ -204,7 +207,7 @@ def check_time(seconds, field, value, what, fix, yes=False):
                                         "pass --yes to run it anyway")
 
 
-def check_recording(cost, horizon, field="horizon"):
+def check_recording(cost, horizon, field="horizon", sample_pulls=0):
     """ConfigError if a whole-run audit's recorder would not fit in the memory budget.
 
     Parameters
@@ -217,14 +220,19 @@ def check_recording(cost, horizon, field="horizon"):
         T of the audited run.
     field : str
         The option named.
+    sample_pulls : float
+        Pulls the many-run sample records at most
+        (:func:`bandsim.wholerun.laws.sample_pulls`).
     """
     if cost != "horizon":
         return
-    check(RECORD_BYTES_PER_PULL * float(horizon), field, horizon,
-          f"the whole-run audit's recording of {horizon:,} pulls (≈ {RECORD_BYTES_PER_PULL} "
-          "bytes per pull)", f"lower --horizon (at most {budget() // RECORD_BYTES_PER_PULL:,})")
+    need = RECORD_BYTES_PER_PULL * float(horizon) + SAMPLE_BYTES_PER_PULL * float(sample_pulls)
+    per_pull = need / float(horizon)
+    check(need, field, horizon,
+          f"the whole-run audit's recordings at T = {horizon:,} (≈ {per_pull:,.0f} bytes per "
+          "pull of T)", f"lower --horizon (at most {int(budget() // per_pull):,})")
 
 
-__all__ = ["ENV", "MAX_SECONDS", "RECORD_BYTES_PER_PULL", "available", "budget", "check",
+__all__ = ["ENV", "MAX_SECONDS", "RECORD_BYTES_PER_PULL", "SAMPLE_BYTES_PER_PULL", "available", "budget", "check",
            "check_recording", "check_time", "duration", "fmt", "parse_size", "restore_budget",
            "set_budget"]

@@ -25,6 +25,7 @@ from .. import resources, wholerun
 from ..errors import ConfigError
 from ..registry import algorithms, get_algorithm
 from ..wholerun.cache import power_cell
+from ..wholerun.laws import sample_pulls
 from .common import plain, strict_json, wide_console
 
 #: Flags of the other audit modes that --whole-run refuses (dest, flag).
@@ -65,7 +66,9 @@ def _settings(args, names):
             if eps is not None:
                 prm["epsilon"] = eps
             algo.resolve(_with_defaults(algo, prm), args.horizon)  # bad values fail here
-            resources.check_recording(algo.cost, args.horizon)  # the recorder fits, or one line
+            # the recordings fit, or one line
+            resources.check_recording(algo.cost, args.horizon,
+                                      sample_pulls=sample_pulls(args.horizon))
             rows.append((name, prm))
     return rows
 

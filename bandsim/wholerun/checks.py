@@ -77,7 +77,7 @@ from ..params import MAX_HORIZON, REQUIRED
 from ..plancache import memo, plan_key
 from ..privacy.participation import cases, releases_of
 from .driver import play
-from .laws import INCONCLUSIVE, WORK, power, power_text
+from .laws import INCONCLUSIVE, WORK, power, power_text, sample_pulls
 from .many import many_run
 from .noise import laplace_noise
 from .report import WholeRunReport
@@ -500,7 +500,7 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0, work=W
     if len(means) < 2 or not all(0.0 <= float(m) <= 1.0 for m in means):
         raise ConfigError("means", list(means), "at least two arm means, each in [0, 1]")
     resolved = algo.resolve(audit_params(algo, params), horizon)
-    resources.check_recording(algo.cost, horizon)  # before recording: fits the budget
+    resources.check_recording(algo.cost, horizon, sample_pulls=sample_pulls(horizon))
     report = WholeRunReport(algo.name, resolved, int(horizon), "PASS")
 
     def done(verdict, reason=""):

@@ -160,6 +160,13 @@ def runs_for(pilot, horizon, engine, runs=PILOT, target=TARGET, work=WORK):
     return int(max(1, min(want, MAX_RUNS, cap)))
 
 
+def sample_pulls(horizon, instances=3, work=WORK):
+    """Pulls :func:`record_many` records at most on ``instances`` instances at T =
+    ``horizon``: per instance a pilot of :data:`PILOT` runs, then at most ``work`` more
+    (and a fifth for margin). The memory guard reads it."""
+    return instances * (PILOT * float(horizon) + 1.2 * work)
+
+
 def record_many(audit, instances, work=WORK):
     """Record many runs of ``audit``'s engine (RECORD mode) on each instance.
 
@@ -499,5 +506,5 @@ def power_text(pw):
 
 
 __all__ = ["ALPHA", "FLOOR", "INCONCLUSIVE", "MAX_RUNS", "PILOT", "Sample", "TARGET", "Tests",
-           "WORK", "label", "law_tests", "power", "power_text", "record_many", "rho_power",
+           "WORK", "label", "law_tests", "sample_pulls", "power", "power_text", "record_many", "rho_power",
            "runs_for", "scale_power"]

@@ -362,8 +362,11 @@ def test_a_job_redirected_to_a_file_prints_plain_progress_lines(tmp_path):
         assert isinstance(progress_bar(Console(file=f, stderr=True)), PlainProgress)
         # the suite's board too (its bar is rich's on a terminal, and off with progress=False)
         assert isinstance(suite._progress(Console(file=f, stderr=True), True), PlainProgress)
-        assert not isinstance(suite._progress(Console(file=f, stderr=True), False),
-                              PlainProgress)
+        off = suite._progress(Console(file=f, stderr=True), False)
+        assert not isinstance(off, PlainProgress)
+        for bar in (off, PlainProgress(Console(file=f))):  # `with … as bar` gives the display
+            with bar as entered:
+                assert entered is bar and entered.add_task("x", total=1) is not None
     now = [0.0]
     with open(log, "w") as f:
         bar = PlainProgress(Console(file=f, width=200), every=10.0, clock=lambda: now[0])

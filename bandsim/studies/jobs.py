@@ -295,7 +295,7 @@ class PlainProgress(nullcontext):
     """
 
     def __init__(self, console, every=None, clock=time.monotonic):
-        super().__init__()
+        super().__init__(self)  # ``with PlainProgress(…) as bar`` gives the display
         self.console, self.clock = console, clock
         self.every = PLAIN_EVERY if every is None else every
         self.tasks = {}
@@ -355,6 +355,9 @@ def progress_bar(console):
 
     if console is None:
         class Silent(nullcontext):
+            def __enter__(self):
+                return self
+
             def add_task(self, *a, **k):
                 return 0
 

@@ -9,6 +9,8 @@ it computes every time (nothing is kept between studies).
 import json
 from contextlib import contextmanager
 
+from .errors import call_plugin
+
 _CACHE = None
 
 
@@ -38,3 +40,34 @@ def memo(key, compute):
     if key not in _CACHE:
         _CACHE[key] = compute()
     return _CACHE[key]
+
+
+def make_plan(algo, params, arms, horizon):
+    """``algo.plan(params, arms, horizon)``, a plug-in's error as one line.
+
+    Every caller of an algorithm's ``plan`` (the runner, the sampled and the
+    whole-run audits) goes through here, so a plug-in whose ``plan()`` raises
+    is named in one line wherever it is planned, never a traceback.
+
+    Parameters
+    ----------
+    algo : bandsim.registry.Algorithm
+    params : dict
+        Its resolved parameters.
+    arms, horizon : int
+
+    Returns
+    -------
+    object
+        The plan (it has ``run_shard``).
+
+    Raises
+    ------
+    bandsim.errors.PluginError
+        A plug-in's ``plan()`` raised (a built-in's exceptions pass unchanged: a bug there is
+        bandsim's).
+    """
+    from .registry import is_builtin  # (the registry is loaded by then; no import cycle)
+
+    return call_plugin(f"plug-in algorithm {algo.name!r} plan()", algo.plan, params, arms,
+                       horizon, plugin=not is_builtin(algo.name))

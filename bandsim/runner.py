@@ -17,7 +17,7 @@ import numpy as np
 from . import confidence, registry, resources
 from ._version import __version__
 from .datasets import load_instance
-from .errors import ConfigError, call_plugin, check_int, check_numba_environment
+from .errors import ConfigError, check_int, check_numba_environment
 from .instances import (GAUSSIAN_NOTE, MAX_ARMS, NAMED, Instance, berry_esseen_bound,
                         make_instance)
 from .kernels._jit import SOURCE_DIGEST
@@ -26,7 +26,7 @@ from .kernels.samplers import SAMPLERS
 from .kernels.shard import make_shard
 from .config import RunConfig
 from .params import MAX_HORIZON
-from .plancache import memo, plan_key
+from .plancache import make_plan, memo, plan_key
 from .privacy.results import result_privacy
 from .results import Result
 from .wholerun.cache import result_verdict
@@ -308,9 +308,7 @@ instance_file, **params
     check_memory(runs, cps.size, K, {"bernoulli": 1, "gaussian": 4}.get(
         inst.rewards, 1 + 2 * (inst.values.shape[1] if inst.values is not None else 1)))
     key = plan_key("plan", algo.name, resolved, K, horizon)  # cached within a study
-    plan = memo(key, lambda: call_plugin(f"plug-in algorithm {algo.name!r} plan()", algo.plan,
-                                         resolved, K, horizon,
-                                         plugin=not registry.is_builtin(algo.name)))
+    plan = memo(key, lambda: make_plan(algo, resolved, K, horizon))
     config = {
         "algorithm": algo.name,
         "instance": inst.name,

@@ -156,6 +156,31 @@ def test_a_name_outside_the_catalogues_form_is_refused(module, name, capsys):
     assert "must be a name of the catalogue's form" in out, out
 
 
+@pytest.mark.parametrize("audit", [["--sampled", "--batch-size", "16"],
+                                   ["--whole-run", "--horizon", "2000"]])
+def test_a_plugins_plan_error_in_an_audit_is_one_line_naming_it(audit, capsys):
+    """The sampled audit plans an episodic engine's hooks and the whole-run audit plans the
+    run it records: a plug-in's plan() raising there is the same one line, exit 2."""
+    import dataclasses
+
+    import bandsim
+
+    def plan(prm, arms, horizon):
+        return 1 / 0
+
+    bandsim.register(dataclasses.replace(registry.get_algorithm("adap-ucb"),
+                                         name="chk-plan-raises-audit", plan=plan), replace=True)
+    try:
+        code = main(["audit", "chk-plan-raises-audit", "--epsilon", "1", *audit])
+        err = capsys.readouterr().err
+        assert code == 2
+        assert [line for line in err.splitlines() if line.strip()] == [
+            "error: plug-in algorithm 'chk-plan-raises-audit' plan() raised ZeroDivisionError: "
+            "division by zero"], err
+    finally:
+        registry.unregister("chk-plan-raises-audit")
+
+
 def test_a_plugins_plan_error_is_one_line_naming_it(capsys):
     """plan() raising is the plug-in's bug: one line naming it and the error, exit 2."""
     import bandsim

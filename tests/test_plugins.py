@@ -250,8 +250,8 @@ def test_the_new_examples_run_in_sweep_and_suite_and_the_broken_twin_is_not_rank
 
 def test_a_hanging_plugin_cannot_stop_the_builtins(tmp_path):
     """Plug-ins load only when a command needs a name that is not built in (or lists,
-    checks or ranks them): ``--version`` and a built-in's run never import a plug-in that
-    hangs at import; ``--no-plugins`` keeps even ``list`` to the built-ins."""
+    checks or ranks them): ``--version``, a built-in's run and its audits never import a
+    plug-in that hangs at import; ``--no-plugins`` keeps even ``list`` to the built-ins."""
     from tests.test_loading import make_plugin, run
 
     make_plugin(tmp_path, "hang-plugin", "hang_plugin", "import time\ntime.sleep(600)\n")
@@ -261,6 +261,12 @@ def test_a_hanging_plugin_cannot_stop_the_builtins(tmp_path):
               "--horizon", "1000", "--runs", "2", "--seed", "1", "--json", timeout=120)
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)[0]["algorithm"] == "dp-se"
+    for audit in (["audit", "dp-se", "--epsilon", "1", "--batch-size", "64", "--json"],
+                  ["audit", "adap-ucb", "--epsilon", "1", "--whole-run", "--horizon", "2000",
+                   "--json"]):  # a built-in's exact and whole-run audits
+        audited = run(tmp_path, *audit, timeout=120)
+        assert audited.returncode == 0, audited.stderr
+        assert json.loads(audited.stdout)["algorithm"] == audit[1], audited.stdout
     listing = run(tmp_path, "--no-plugins", "list", "--json", timeout=120)
     assert listing.returncode == 0, listing.stderr
     assert "dp-se" in {r["name"] for r in json.loads(listing.stdout)}

@@ -51,6 +51,7 @@ from ..errors import ConfigError, check_int
 from ..guarantees import Guarantee
 from ..engines import protocol_kernel
 from ..kernels import codes
+from ..plancache import make_plan
 from ..registry import algorithms, get_algorithm, get_mechanism, mechanisms
 from ..results import json_safe
 from .release import release_pairs
@@ -441,7 +442,7 @@ def _engine_hook_audit(algo, prm, b, draws, seed, horizon):
     import importlib
 
 
-    plan = algo.plan(prm, 2, horizon)
+    plan = make_plan(algo, prm, 2, horizon)
     rng = np.random.default_rng(seed)
     spec = get_mechanism(algo.mechanism)
     pairs, notes = [], []

@@ -74,7 +74,7 @@ from ..errors import ConfigError, check_int
 from ..kernels import codes
 from ..kernels import record as R
 from ..params import MAX_HORIZON, REQUIRED
-from ..plancache import memo, plan_key
+from ..plancache import make_plan, memo, plan_key
 from ..privacy.participation import cases, releases_of
 from .driver import play
 from .laws import INCONCLUSIVE, WORK, power, power_text, sample_pulls
@@ -428,7 +428,7 @@ def audit_params(algo, params=None):
 def recordable(algo, params, horizon, plan=None):
     """Why ``algo``'s engine cannot be recorded (str), or None: its plan's ``run_shard``
     must take the recorder (``rec``)."""
-    plan = algo.plan(params, len(MEANS), horizon) if plan is None else plan
+    plan = make_plan(algo, params, len(MEANS), horizon) if plan is None else plan
     plan_cls = getattr(plan, "run_shard", None)
     try:
         takes = plan_cls is not None and "rec" in inspect.signature(plan_cls).parameters
@@ -512,7 +512,7 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0, work=W
         return done("not private")
     arms = len(means)  # one plan for every run (shared with a study's simulations)
     plan = memo(plan_key("plan", algo.name, resolved, arms, horizon),
-                lambda: algo.plan(resolved, arms, horizon))
+                lambda: make_plan(algo, resolved, arms, horizon))
     why = recordable(algo, resolved, horizon, plan)
     if why:
         return done("not auditable", why)

@@ -17,6 +17,7 @@ from ..instances import make_instance
 from ..kernels import codes
 from ..kernels import record as R
 from ..kernels.shard import make_shard
+from ..plancache import make_plan
 
 #: Releases (and blocks) a recorder holds at first; a run that logs more is replayed
 #: once with room for exactly what it logged.
@@ -111,7 +112,7 @@ def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, s
     inst = make_instance(means=list(means), rewards=rewards, sigma=sigma)
     resolved = algo.resolve(dict(params), horizon)
     if plan is None:
-        plan = algo.plan(resolved, inst.arms, horizon)
+        plan = make_plan(algo, resolved, inst.arms, horizon)
     _, gaps, rcode, rpar = inst.per_run(runs)
     cps = np.unique(np.linspace(1, horizon, checkpoints).astype(np.int64))
     capacity = CAPACITY if capacity is None else int(capacity)

@@ -10,6 +10,7 @@ import json
 from contextlib import contextmanager
 
 from .errors import call_plugin
+from .registry import is_builtin
 
 _CACHE = None
 
@@ -67,7 +68,5 @@ def make_plan(algo, params, arms, horizon):
         A plug-in's ``plan()`` raised (a built-in's exceptions pass unchanged: a bug there is
         bandsim's).
     """
-    from .registry import is_builtin  # (the registry is loaded by then; no import cycle)
-
     return call_plugin(f"plug-in algorithm {algo.name!r} plan()", algo.plan, params, arms,
                        horizon, plugin=not is_builtin(algo.name))

@@ -78,6 +78,9 @@ def _check_mechanism(m, kernel_keys, compile_hooks):
         if not callable(getattr(m, given[0])):
             raise ConfigError(f"{who} {given[0]}", getattr(m, given[0]),
                               "must be callable (n, k, fpar)")
+        if m.report_probs is not None and not callable(m.report_probs):
+            raise ConfigError(f"{who} report_probs", m.report_probs,
+                              "must be callable (fpar) -> (q0, q1), or None")
     if hooked or m.kernels:
         code = codes.PLUGIN_CODES.get(m.family)
         if code is not None and m.code != code:

@@ -32,7 +32,8 @@ def rr():
     """Example (e) of docs/plugins.md as written, plus twins declaring other laws."""
     ns = doc_example("def rr_logpmf", "docs_rr_example")
     spec, algo = get_mechanism("rr"), bandsim.registry.get_algorithm("rr-se")
-    for name, law in (("rr-probs", dict(release_law=rr_probs, release_logpmf=None)),
+    for name, law in (("rr-probs", dict(release_law=rr_probs, release_logpmf=None,
+                                        report_probs=None)),
                       ("rr-leaky", dict(release_logpmf=leaky(ns["rr_logpmf"])))):
         bandsim.register(dataclasses.replace(spec, name=name, batch=ns["rr_batch"](name), **law),
                          replace=True)
@@ -156,12 +157,85 @@ def test_the_suite_never_calls_an_inconclusive_audit_a_fail():
     assert cols["verdict"] == "FAIL"
 
 
-def test_a_batch_too_large_to_audit_exactly_is_refused_in_one_line(rr, capsys):
+def test_a_batch_too_large_for_its_laws_is_refused_without_report_probs(rr, capsys):
+    """Without report_probs the n + 1 laws are the audit: refused in one line above ~5,800."""
     from bandsim.privacy.audit import audit
     from bandsim.privacy.pmf import PmfTooLarge
 
     with pytest.raises(PmfTooLarge):
-        audit("rr-se", 1.0, 10**5)
-    assert main(["audit", "rr-se", "--epsilon", "1", "--batch-size", "67108864"]) == 2
+        audit("rr-probs-se", 1.0, 10**5)
+    assert main(["audit", "rr-probs-se", "--epsilon", "1", "--batch-size", "67108864"]) == 2
     out = " ".join(capsys.readouterr().out.split())
-    assert "cannot audit: rr-se at ε = 1, n = 67,108,864: the exact law is too large" in out
+    assert "cannot audit: rr-probs-se at ε = 1, n = 67,108,864: the exact law is too large" in out
+
+
+@pytest.mark.parametrize("q0,q1", [(0.2, 0.6), (0.05, 0.9), (0.3, 0.3), (0.0, 0.4), (0.0, 1.0),
+                                   (0.5, 1.0), (1 / (1 + math.e), math.e / (1 + math.e))])
+def test_the_closed_form_is_the_max_over_every_count_and_output(q0, q1):
+    """report_epsilon against the brute-force max log-ratio of the count laws (every k, y;
+    0 against 0 left out), asymmetric and degenerate reports included."""
+    from bandsim.privacy.release import count_log_law, report_epsilon
+
+    for n in (1, 2, 5, 12):
+        laws = [count_log_law(n, k, q0, q1) for k in range(n + 1)]
+        brute = 0.0
+        for a, b in zip(laws, laws[1:]):
+            live = (a > -np.inf) | (b > -np.inf)
+            d = np.abs(a[live] - b[live])  # inf where one is 0 and the other is not
+            brute = max(brute, float(d.max()))
+        assert report_epsilon(q0, q1) == pytest.approx(brute, rel=1e-12, abs=1e-12), (n, brute)
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0])
+def test_randomized_response_passes_at_the_suites_largest_batches(rr, epsilon, capsys):
+    """2²⁶ users (the suite's T = 10⁸): ε in closed form from report_probs, exact; the note
+    says release_logpmf itself was matched only at small n. 2²⁰ (T = 10⁶), where the law
+    is also matched at counts 0, 1, n − 1, n, is measured in benchmarks/rr_audit.py."""
+    from bandsim.privacy.audit import audit
+
+    rep = audit("rr-se", epsilon, 1 << 26)
+    row = rep.rows[rep.headline]
+    assert rep.passed and not row.lower_bound and row.exact == pytest.approx(epsilon, abs=1e-12)
+    assert "release_logpmf not evaluated at n = 67,108,864" in rep.notes[0]
+    rep = audit("rr-se", epsilon, 4096)  # matched at the audited n too: no note
+    assert rep.passed and not rep.notes and "n − 1, n at n = 4,096" in rep.view
+    assert main(["audit", "rr-se", "--epsilon", str(epsilon), "--batch-size", "67108864"]) == 0
+    assert "PASS" in capsys.readouterr().out
+
+
+def test_report_probs_that_claim_too_much_fail_and_one_that_lies_is_one_line(rr, capsys):
+    """Negative controls. (a) A release honest about weaker flips (q0 = 0.8 p: ε = 1.36 > 1)
+    FAILs at 2²⁶ with its exact ε. (b) report_probs claiming honest flips while the law
+    (and sampler) flip 0.8 p: at n ≤ 5,800 the n + 1 laws are audited instead (FAIL), above
+    it one line naming the mechanism, exit 2."""
+    from bandsim.privacy.audit import audit
+
+    spec, algo = get_mechanism("rr"), bandsim.registry.get_algorithm("rr-se")
+    weak = lambda f: (0.8 * f[0], 1 - 0.8 * f[0])  # noqa: E731
+
+    def weak_law(n, k, fpar):
+        return rr["rr_logpmf"](n, k, np.array([0.8 * fpar[0]]))
+
+    for name, kw in (("rr-few", dict(report_probs=weak, release_logpmf=weak_law)),
+                     ("rr-lies", dict(release_logpmf=weak_law))):
+        bandsim.register(dataclasses.replace(spec, name=name, batch=rr["rr_batch"](name), **kw),
+                         replace=True)
+        bandsim.register(dataclasses.replace(
+            algo, name=f"{name}-se", mechanism=name,
+            plan=lambda prm, arms, horizon, name=name: rr["plan_protocol"](name, prm, arms,
+                                                                         horizon)),
+            replace=True)
+    try:
+        p = 1 / (1 + math.e)
+        want = math.log((1 - 0.8 * p) / (0.8 * p))
+        rep = audit("rr-few-se", 1.0, 1 << 26)
+        assert not rep.passed and rep.rows[0].exact == pytest.approx(want, rel=1e-12)
+        rep = audit("rr-lies-se", 1.0, 64)
+        assert not rep.passed and rep.rows[0].exact == pytest.approx(want, rel=1e-9)
+        assert "disagrees with its report_probs" in rep.notes[0]
+        assert main(["audit", "rr-lies-se", "--epsilon", "1", "--batch-size", "67108864"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("error: mechanism 'rr-lies' release_logpmf='n=1, k=0' is invalid: "
+                              "disagrees with its report_probs") and "\n" not in err, err
+    finally:
+        unregister("rr-few", "rr-few-se", "rr-lies", "rr-lies-se")

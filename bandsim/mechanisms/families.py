@@ -124,6 +124,13 @@ class DataDependent(Mechanism):
         0 (or is subnormal) where the neighbouring law's is not cannot be
         audited: the audit then reports a lower bound (INCONCLUSIVE), never
         an ε = inf from underflow.
+    report_probs : callable (fpar) -> (q0, q1), optional
+        The release is a function of the count of independent binary reports,
+        a user reporting 1 with probability q0 when her bit is 0 and q1 when it
+        is 1 (randomized response: (p, 1 − p)). The exact audit then holds at
+        any n in closed form (:func:`bandsim.privacy.release.report_epsilon`)
+        after matching ``release_logpmf`` to it, so the largest batches are
+        audited too; without it the audit evaluates the n + 1 laws (n ≲ 5,800).
 
     Raises
     ------
@@ -138,6 +145,7 @@ class DataDependent(Mechanism):
     release: Callable = None
     release_law: Callable = None
     release_logpmf: Callable = None
+    report_probs: Callable = None
 
     hooks = {"release": RELEASE_SIGNATURE}
 

@@ -15,6 +15,13 @@ Neighbouring batches differ in one user's bit: counts k and k + 1.
   whose tails underflow (randomized response at n ≳ 550: P = p^n) is
   audited on the outputs where its probabilities are normal floats, and the
   result is a lower bound (INCONCLUSIVE unless it already exceeds the claim).
+  Its cost grows like n² (n + 1 laws of n + 1 points): refused above
+  n ≈ 5,800 — unless the mechanism declares ``report_probs``: the release
+  is then a function of the count of n independent binary reports, whose
+  exact ε between neighbours has a closed form at every n
+  (:func:`report_epsilon`), and the audit matches the declared law to it
+  (every count at small n, counts 0 and 1 at the audited n up to
+  :data:`SPOT_MAX` users) instead of evaluating n + 1 laws.
 - The **sampled audit** runs the release hook itself — through
   :func:`bandsim.kernels.protocols.sample_releases`, the dispatch the engines
   use — on counts k₀ and k₀ + 1 (k₀ = the pair where the exact law is most
@@ -33,8 +40,12 @@ from typing import Any
 
 import numpy as np
 
+from types import SimpleNamespace
+
 from ..engines import protocol_kernel
+from ..errors import ConfigError
 from ..registry import get_mechanism
+from .logconv import log_convolve
 from .pmf import MAX_POINTS, PmfTooLarge
 from .report import AuditReport, Row
 
@@ -48,6 +59,24 @@ MATCH_TOL = 1e-9
 #: neighbour's probability below e^LOG_UNDERFLOW may be an underflow, not an impossibility.
 LOG_TINY = math.log(np.finfo(np.float64).tiny)
 LOG_UNDERFLOW = math.log(1e-280)
+
+
+def log_tol(n):
+    """Absolute error allowed in a declared law's log-probabilities at batch size n: 10⁻⁹
+    plus 16 ulp of log n! ≈ n log n, the size of the log-gamma terms a binomial log-pmf
+    cancels (scipy's is off by 1.5·10⁻⁹ at n = 2²⁰)."""
+    return 1e-9 + 16 * np.finfo(float).eps * (n + 1) * math.log(n + 2)
+
+
+#: Batch sizes at which a law declared with ``report_probs`` is matched to the count law of
+#: its reports at every count k (release_logpmf is the plug-in's; these cost milliseconds).
+MATCH_SIZES = (1, 2, 3, 8, 33)
+#: Up to this many users the declared law is also matched at the audited n itself, at the
+#: counts 0, 1, n − 1 and n (the pairs whose outputs 0 and n carry the closed form's two
+#: ratios); above,
+#: release_logpmf is not evaluated at that n (a plug-in's law of n + 1 points costs seconds
+#: at n = 2²⁰ and gigabytes at 2²⁶), and the audit says so.
+SPOT_MAX = 1 << 21
 
 
 def log_law_of(spec, b, k):
@@ -86,7 +115,7 @@ def log_law_of(spec, b, k):
                              "for impossible values), not NaN")
         logp = w
         total = _special().logsumexp(logp) if np.isfinite(logp).any() else -np.inf
-        bad = not abs(total) <= 1e-9
+        bad = not abs(total) <= log_tol(n)
     else:
         if (w < 0).any() or np.isnan(w).any():
             raise ValueError(f"{name} of {spec.name}: probs must be ≥ 0 and sum to 1")
@@ -166,12 +195,17 @@ def _max_log_ratio(spec, b, k):
     return pair_log_ratio(log_law_of(spec, b, k), log_law_of(spec, b, k + 1))[0]
 
 
-def worst_pair(spec, b, with_bound=False):
+def worst_pair(spec, b, with_bound=False, closed_form=True):
     """(k, ε_k): the neighbouring counts (k, k + 1) where the declared law reveals most.
 
     Each of the n + 1 laws is evaluated once. With ``with_bound``, also
-    whether ε is only a lower bound (:func:`pair_log_ratio`).
+    whether ε is only a lower bound (:func:`pair_log_ratio`). With
+    ``report_probs`` declared (and ``closed_form``), every k reveals the same ε
+    (:func:`report_epsilon`): (0, that ε) without evaluating a law.
     """
+    if closed_form and getattr(spec, "report_probs", None) is not None:
+        e = report_epsilon(*report_probs_of(spec, b))
+        return (0, e, False) if with_bound else (0, e)
     eps, lower = [], False
     prev = log_law_of(spec, b, 0)
     for k in range(int(b.n)):
@@ -186,6 +220,169 @@ def worst_pair(spec, b, with_bound=False):
     else:
         k = next(k for k, x in enumerate(eps) if x >= e - 1e-9 * max(1.0, e))
     return (k, e, lower) if with_bound else (k, e)
+
+
+def report_epsilon(q0: float, q1: float) -> float:
+    """Exact ε of the count of n ≥ 1 independent binary reports, neighbouring inputs.
+
+    A user reports 1 with probability ``q0`` when her bit is 0 and ``q1``
+    when it is 1. Counts k and k + 1 of ones differ in one user, whose report
+    is Bern(q1) instead of Bern(q0); with f the pmf of the other n − 1 users'
+    count Y' and r = f(y − 1)/f(y) ∈ [0, ∞],
+
+        P(y | k + 1) / P(y | k) = (q1 r + 1 − q1) / (q0 r + 1 − q0),
+
+    a Möbius, hence monotone, function of r. Its values therefore lie between
+    those at r = 0 and r = ∞, and both are attained: at y = min supp Y' (r = 0)
+    and y = max supp Y' + 1 (r = ∞). So for every n ≥ 1 and every k ∈ [0, n − 1]
+    the exact ε is max(|log(q1/q0)|, |log((1 − q1)/(1 − q0))|), the local ε of
+    one report; an output neither count gives (0 against 0) is left out.
+
+    Parameters
+    ----------
+    q0, q1 : float
+        In [0, 1].
+
+    Returns
+    -------
+    float
+        inf when a report one count gives is impossible at its neighbour.
+
+    References
+    ----------
+    Warner, "Randomized response" (JASA 1965); Kasiviswanathan et al., "What can
+    we learn privately?" (SIAM J. Comput. 2011), Section 2 (local randomizers).
+    """
+    def gap(la, lb):  # |log a − log b| from logs; an output neither gives counts 0
+        if la == -math.inf and lb == -math.inf:
+            return 0.0
+        return abs(la - lb) if la > -math.inf and lb > -math.inf else math.inf
+
+    with np.errstate(divide="ignore"):
+        return max(gap(float(np.log(q1)), float(np.log(q0))),
+                   gap(float(np.log1p(-q1)), float(np.log1p(-q0))))
+
+
+def report_probs_of(spec, b):
+    """``spec.report_probs(b.fpar)`` as two floats in [0, 1].
+
+    Raises
+    ------
+    ConfigError
+        Not two numbers in [0, 1].
+    """
+    got = spec.report_probs(np.asarray(b.fpar, np.float64))
+    try:
+        q0, q1 = (float(x) for x in got)
+    except (TypeError, ValueError):
+        q0 = q1 = math.nan
+    if not (0.0 <= q0 <= 1.0 and 0.0 <= q1 <= 1.0):
+        raise ConfigError(f"mechanism {spec.name!r} report_probs", got,
+                          "must return (q0, q1): the probabilities, in [0, 1], that a user "
+                          "reports 1 when her bit is 0 and when it is 1")
+    return q0, q1
+
+
+def count_log_law(n, k, q0, q1):
+    """log P(C = c), c = 0 … n, of the count C of n reports, k users with bit 1.
+
+    C = Bin(k, q1) + Bin(n − k, q0), in log space (exact in every tail:
+    scipy's binomial log-pmf and :func:`bandsim.privacy.logconv.log_convolve`;
+    k ≤ 1 by one log-sum-exp, at any n).
+    """
+    from scipy import stats
+
+
+    rest = stats.binom.logpmf(np.arange(n - k + 1), n - k, q0)
+    if k == 0:
+        return rest
+    if k == 1:
+        with np.errstate(divide="ignore"):
+            one, zero = np.log(q1), np.log1p(-q1)
+        out = np.full(n + 1, -np.inf)
+        out[:-1] = zero + rest
+        out[1:] = np.logaddexp(out[1:], one + rest)
+        return out
+    return log_convolve(stats.binom.logpmf(np.arange(k + 1), k, q1), rest)
+
+
+class ReportMismatch(ConfigError):
+    """A release law declared with ``report_probs`` is not the count law of those reports."""
+
+
+def match_reports(spec, fpar, n, k, q0, q1):
+    """Check that the declared law at (n, k) is the count law of ``report_probs``.
+
+    The declared values must be n + 1 distinct outputs (an increasing function
+    of the count) carrying the count law's
+    log-probabilities to within :func:`log_tol` + 64 ulp of their size.
+
+    Returns
+    -------
+    (values, logp, from_probs)
+        The declared law (:func:`log_law_of`).
+
+    Raises
+    ------
+    ReportMismatch
+        It is not (naming the mechanism, n, k and the largest difference).
+    """
+    try:
+        law = log_law_of(spec, SimpleNamespace(n=n, fpar=fpar), k)
+    except ValueError as e:  # not a pmf at this n: not the reports' law either
+        raise ReportMismatch(f"mechanism {spec.name!r} exact law", f"n={n}, k={k}",
+                             f"is not the count law of its report_probs ({e})") from None
+    want, got = count_log_law(n, k, q0, q1), law[1]
+    if law[2] and len(got) == n + 1:  # probabilities: where they underflow, they say nothing
+        unsure = (got < LOG_TINY) & (want < LOG_UNDERFLOW)
+        got, want = got[~unsure], want[~unsure]
+    why = (f"{len(law[1])} values, not the n + 1 = {n + 1} counts" if len(law[1]) != n + 1
+           else None)
+    if why is None:
+        tol = log_tol(n) + 64 * np.finfo(float).eps * np.abs(np.where(want > -np.inf, want, 0))
+        same = (got == want) | (np.abs(got - want) <= tol)  # (−inf == −inf)
+        if not same.all():
+            why = f"log-probabilities differ by up to {float(np.abs(got - want)[~same].max()):.3g}"
+    if why:
+        raise ReportMismatch(f"mechanism {spec.name!r} "
+                             f"{'release_law' if law[2] else 'release_logpmf'}", f"n={n}, k={k}",
+                             f"disagrees with its report_probs (q0, q1) = ({q0:.6g}, {q1:.6g}) "
+                             f"({why})")
+    return law
+
+
+def _audit_reports(spec, b, algorithm):
+    """:func:`audit_release` of a mechanism declaring ``report_probs`` (any n)."""
+    t0 = time.perf_counter()
+    n, fpar = int(b.n), np.asarray(b.fpar, np.float64)
+    q0, q1 = report_probs_of(spec, b)
+    for m in MATCH_SIZES:
+        for k in range(m + 1):
+            match_reports(spec, fpar, m, k, q0, q1)
+    exact = report_epsilon(q0, q1)
+    claimed = float(b.privacy["epsilon"])
+    matched = f"every count at n = {', '.join(map(str, MATCH_SIZES))}"
+    if n <= SPOT_MAX:
+        laws = [match_reports(spec, fpar, n, k, q0, q1) for k in sorted({0, 1, n - 1, n})]
+        declared = max(pair_log_ratio(*laws[:2])[0], pair_log_ratio(*laws[-2:])[0])
+        matched += (f" and counts 0, 1, n − 1, n at n = {n:,} (where its ε is "
+                    f"{declared:.12g})")
+        notes = []
+    else:
+        notes = [f"release_logpmf not evaluated at n = {n:,} (> {SPOT_MAX:,} users): ε is "
+                 f"report_probs' closed form; the declared law was matched to it at {matched}"]
+    err = 2 * (LAW_REL_ERR + 8 * np.finfo(float).eps)
+    rows = [Row(quantity="ε (max log-ratio over counts k, k + 1)", claimed=claimed, exact=exact,
+                error=err, short="ε", lower_bound=False)]
+    view = (f"view: the release of a batch of n = {n:,} binary rewards with k vs k + 1 ones "
+            f"(one user's bit changed), a function of the count of n binary reports "
+            f"(report_probs: q0 = {q0:.6g}, q1 = {q1:.6g}); ε in closed form, the same for "
+            f"every k (privacy.release.report_epsilon); the declared law matched to the "
+            f"reports' count law at {matched} (the sampled audit checks the sampler draws it)")
+    return AuditReport(algorithm=algorithm, guarantee=b.privacy.get("guarantee", "ε-DP"),
+                       view=view, params=dict(n=n, epsilon=claimed,
+                                              fpar=[float(x) for x in b.fpar]),
+                       rows=rows, headline=0, notes=notes, seconds=time.perf_counter() - t0)
 
 
 def audit_release(b: Any, algorithm: str, fold_max: int | None = None) -> Any:
@@ -209,15 +406,27 @@ def audit_release(b: Any, algorithm: str, fold_max: int | None = None) -> Any:
     ------
     PmfTooLarge
         The audit would evaluate more than :data:`bandsim.privacy.pmf.MAX_POINTS`
-        points ((n + 1)², n ≳ 5,800): refused before any law is evaluated.
+        points ((n + 1)², n ≳ 5,800): refused before any law is evaluated;
+        never for a mechanism declaring ``report_probs`` (closed form, any n).
+    ConfigError
+        Its ``report_probs`` is not two probabilities, or (above n ≈ 5,800,
+        where the n + 1 laws cannot be audited instead) its declared law is not
+        the count law of those reports (:func:`match_reports`).
     """
-    if audit_points(b) > MAX_POINTS:
-        raise PmfTooLarge(f"the n + 1 laws of n + 1 points each are {audit_points(b):,} "
+    spec, notes = get_mechanism(b.name), []
+    if getattr(spec, "report_probs", None) is not None:
+        try:
+            return _audit_reports(spec, b, algorithm)
+        except ReportMismatch as e:  # the declared law is not the reports': audit it itself
+            if (int(b.n) + 1) ** 2 > MAX_POINTS:
+                raise
+            notes.append(f"{e}: audited from release_logpmf itself")
+    if (int(b.n) + 1) ** 2 > MAX_POINTS:
+        raise PmfTooLarge(f"the n + 1 laws of n + 1 points each are {(int(b.n) + 1) ** 2:,} "
                           f"points > {MAX_POINTS:,}")
 
     t0 = time.perf_counter()
-    spec = get_mechanism(b.name)
-    k, exact, lower = worst_pair(spec, b, with_bound=True)
+    k, exact, lower = worst_pair(spec, b, with_bound=True, closed_form=False)
     claimed = float(b.privacy["epsilon"])
     # |Δ log| ≤ 2 r for probabilities of relative error r: the declared law is trusted to
     # LAW_REL_ERR (a pmf from scipy's binomial, a convolution of ≤ n + 1 terms)
@@ -229,9 +438,9 @@ def audit_release(b: Any, algorithm: str, fold_max: int | None = None) -> Any:
     view = (f"view: the release of a batch of n = {b.n} binary rewards with k vs k + 1 ones "
             f"(one user's bit changed); worst pair k = {k}; from the declared {law}, in log "
             "space (the sampled audit checks the sampler draws it)")
-    notes = [f"release_law's probabilities underflow (0 or subnormal) at some outputs of "
-             f"n = {b.n}: ε over the others is only a lower bound; declare release_logpmf "
-             "(log-probabilities) for an exact audit"] if lower else []
+    notes += [f"release_law's probabilities underflow (0 or subnormal) at some outputs of "
+              f"n = {b.n}: ε over the others is only a lower bound; declare release_logpmf "
+              "(log-probabilities) for an exact audit"] if lower else []
     return AuditReport(algorithm=algorithm, guarantee=b.privacy.get("guarantee", "ε-DP"),
                        view=view, params=dict(n=int(b.n), epsilon=claimed,
                                               fpar=[float(x) for x in b.fpar]),
@@ -239,8 +448,13 @@ def audit_release(b: Any, algorithm: str, fold_max: int | None = None) -> Any:
 
 
 def audit_points(b: Any, fold_max: int | None = None) -> int:
-    """Points :func:`audit_release` evaluates: n + 1 laws of up to n + 1 points."""
-    return (int(b.n) + 1) ** 2
+    """Points :func:`audit_release` evaluates: n + 1 laws of up to n + 1 points; with
+    ``report_probs``, the laws it matches (:data:`MATCH_SIZES`, and two of n + 1 points up
+    to :data:`SPOT_MAX` users)."""
+    n = int(b.n)
+    if getattr(get_mechanism(b.name), "report_probs", None) is not None:
+        return sum((m + 1) ** 2 for m in MATCH_SIZES) + (4 * (n + 1) if n <= SPOT_MAX else 0)
+    return (n + 1) ** 2
 
 
 def to_cells(values, draws):
@@ -278,5 +492,7 @@ def release_pairs(spec, b, draws, rng, notes, pair_cls):
                      (f"k = {k0}", f"k = {k0 + 1}"))]
 
 
-__all__ = ["audit_points", "audit_release", "law_of", "log_law_of", "pair_log_ratio",
-           "release_pairs", "to_cells", "worst_pair"]
+__all__ = ["audit_points", "audit_release", "count_log_law", "law_of", "log_law_of",
+           "match_reports", "pair_log_ratio", "release_pairs", "report_epsilon", "report_probs_of",
+           "ReportMismatch",
+           "to_cells", "worst_pair"]

@@ -106,7 +106,87 @@ CASES = [
      ["audit", "sdp-ae", "--epsilon", "100", "--delta", "1e-6", "--batch-size", "1", "--json"]),
     ("run --runs 1 --json (NaN CI)", "cli",
      RUN + ["batch-se", *C1, "--horizon", "1e4", "--runs", "1", "--json"]),
+    # the bad inputs of the "what a researcher sees must be true" review (its bullets)
+    ("plugin check --epsilon -1", "cli", ["plugin", "check", "chk_good", "--epsilon", "-1"]),
+    ("plugin check of an algorithm named 'x,y'", "cli", ["plugin", "check", "chk_comma"]),
+    ("list to a full stdout (/dev/full)", "sh", "{bandsim} list > /dev/full"),
+    ("run --json to a full stdout (/dev/full)", "sh",
+     "{bandsim} run batch-se --instance C1 --arms 3 --horizon 1e4 --runs 4 --json > /dev/full"),
+    ("run --out into an unwritable directory (/sys)", "cli",
+     RUN + ["dp-se", *C1, "--epsilon", "0.5", "--horizon", "1e4", "--runs", "4",
+            "--out", "/sys/bandsim/r.parquet"]),
+    ("sweep --out an unwritable directory (/sys)", "cli",
+     ["sweep", "{tmp}/study.toml", "--out", "/sys/bandsim-sweep"]),
+    ("results --consolidate into an unwritable directory", "cli",
+     ["results", "/sys/kernel", "--consolidate"]),
+    ("ucb1 for 10^13 steps", "cli",
+     RUN + ["ucb1", *C1, "--horizon", "1e13", "--runs", "4"]),
+    ("dp-ucb for 10^13 steps", "cli",
+     RUN + ["dp-ucb", *C1, "--epsilon", "1", "--horizon", "1e13", "--runs", "4"]),
+    ("audit --whole-run --horizon 1e8 (dp-ucb: memory guard)", "cli",
+     ["audit", "dp-ucb", "--whole-run", "--epsilon", "1", "--horizon", "1e8"]),
+    ("a plug-in's plan() raising (run)", "cli:plan",
+     RUN + ["plan-raises", *C1, "--epsilon", "1", "--horizon", "1e4", "--runs", "2"]),
+    ("a plug-in's plan() raising (audit --sampled)", "cli:plan",
+     ["audit", "plan-raises", "--epsilon", "1", "--sampled", "--batch-size", "16"]),
+    ("a plug-in's plan() raising (audit --whole-run)", "cli:plan",
+     ["audit", "plan-raises", "--epsilon", "1", "--whole-run", "--horizon", "2000"]),
+    ("--version with a plug-in hanging at import", "cli:hang", ["--version"]),
+    ("audit dp-se with a plug-in hanging at import", "cli:hang",
+     ["audit", "dp-se", "--epsilon", "1", "--batch-size", "64"]),
+    ("audit rr-se (randomized response) at n = 2^26", "cli:rr",
+     ["audit", "rr-se", "--epsilon", "1", "--batch-size", "67108864"]),
 ]
+
+#: Files a case reads, written into its temporary directory first.
+FILES = {
+    "chk_good.py": """
+import bandsim
+from bandsim.plugin import BatchedElimination, EPSILON, P, GROWTH, plan_protocol
+bandsim.register(BatchedElimination(
+    name="chk-good-se", summary="Dist-DP-SE under another name", trust="distributed ε-DP",
+    source="benchmarks", params=(EPSILON, P, GROWTH),
+    plan=lambda prm, arms, horizon: plan_protocol("dist-dp", prm, arms, horizon),
+    mechanism="dist-dp"))
+""",
+    "chk_comma.py": """
+import bandsim
+from bandsim.plugin import BatchedElimination, EPSILON, P, GROWTH, plan_protocol
+bandsim.register(BatchedElimination(
+    name="x,y", summary="a name no command line can ask for", trust="distributed ε-DP",
+    source="benchmarks", params=(EPSILON, P, GROWTH),
+    plan=lambda prm, arms, horizon: plan_protocol("dist-dp", prm, arms, horizon),
+    mechanism="dist-dp"))
+""",
+    "study.toml": "[study]\nhorizon = 1e4\nruns = 2\nseed = 1\n[grid]\nalgorithm = "
+                  "['batch-se']\ninstance = ['C1']\narms = [3]\n",
+    # installed plug-ins (a module and its dist-info), one site per case kind
+    "plan/plan_raises/__init__.py": """
+import dataclasses
+import bandsim
+def plan(prm, arms, horizon):
+    return 1 / 0
+bandsim.register(dataclasses.replace(bandsim.registry.get_algorithm("adap-ucb"),
+                                     name="plan-raises", plan=plan))
+""",
+    "plan/plan_raises-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: plan-raises\n"
+                                               "Version: 0.1\n",
+    "plan/plan_raises-0.1.dist-info/entry_points.txt": "[bandsim.plugins]\n"
+                                                       "plan_raises = plan_raises\n",
+    "hang/hang_plugin/__init__.py": "import time\ntime.sleep(600)\n",
+    "hang/hang_plugin-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: hang-plugin\n"
+                                               "Version: 0.1\n",
+    "hang/hang_plugin-0.1.dist-info/entry_points.txt": "[bandsim.plugins]\n"
+                                                       "hang_plugin = hang_plugin\n",
+}
+
+#: Example (e) of docs/plugins.md (randomized response), installed as a plug-in.
+RR_PLUGIN = """
+import re
+from pathlib import Path
+doc = Path({docs!r}).read_text()
+exec(next(b for b in re.findall(r"```python\\n(.*?)```", doc, re.S) if "def rr_logpmf" in b))
+"""
 
 API_WRAPPER = """
 import sys
@@ -127,17 +207,48 @@ def _limit():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
 
 
+def setup(tmp):
+    """Write :data:`FILES` and the randomized-response plug-in site into ``tmp``."""
+    from pathlib import Path
+
+    for rel, text in FILES.items():
+        path = Path(tmp) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    docs = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
+    files = {"rr/rr_example/__init__.py": RR_PLUGIN.format(docs=str(docs)),
+             "rr/rr_example-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: rr-example\n"
+                                                     "Version: 0.1\n",
+             "rr/rr_example-0.1.dist-info/entry_points.txt": "[bandsim.plugins]\n"
+                                                             "rr_example = rr_example\n"}
+    for rel, text in files.items():
+        path = Path(tmp) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
 def run_case(kind, spec, tmp):
-    """(exit status, first line of stderr (or stdout), seconds)."""
+    """(exit status, first line of stderr (or stdout), seconds).
+
+    ``kind``: ``cli`` (argv of ``bandsim``), ``cli:SITE`` (the same with the
+    plug-ins installed under ``tmp/SITE`` on the path), ``sh`` (a shell line,
+    ``{bandsim}`` the command) or ``api`` (Python source).
+    """
+    env = {**os.environ, "COLUMNS": "200"}
+    if kind.startswith("cli:"):
+        env["PYTHONPATH"] = os.pathsep.join([os.path.join(tmp, kind[4:]),
+                                             env.get("PYTHONPATH", "")])
+        kind = "cli"
     if kind == "cli":
         cmd = [sys.executable, "-m", "bandsim.cli"] + [a.replace("{tmp}", tmp) for a in spec]
+    elif kind == "sh":
+        cmd = ["bash", "-c", spec.format(bandsim=f"{sys.executable} -m bandsim.cli")]
     else:
         cmd = [sys.executable, "-c", API_WRAPPER.format(code=spec)]
     t0 = time.perf_counter()
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT,
-                           preexec_fn=_limit, cwd=tmp,
-                           env={**os.environ, "COLUMNS": "200"})
+                           preexec_fn=_limit, cwd=tmp, env=env)
     except subprocess.TimeoutExpired:
         return None, f"still running after {TIMEOUT} s", TIMEOUT
     secs = time.perf_counter() - t0
@@ -174,6 +285,7 @@ def main(argv=None):
     only = [a for a in argv if not a.startswith("--")]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        setup(tmp)
         for label, kind, spec in CASES:
             if only and not any(o in label for o in only):
                 continue

@@ -169,7 +169,7 @@ def test_a_batch_too_large_for_its_laws_is_refused_without_report_probs(rr, caps
     assert "cannot audit: rr-probs-se at ε = 1, n = 67,108,864: the exact law is too large" in out
 
 
-@pytest.mark.parametrize("q0,q1", [(0.2, 0.6), (0.05, 0.9), (0.3, 0.3), (0.0, 0.4), (0.0, 1.0),
+@pytest.mark.parametrize("q0,q1", [(0.2, 0.6), (0.5, 0.9), (0.3, 0.3), (0.0, 0.4), (0.0, 1.0),
                                    (0.5, 1.0), (1 / (1 + math.e), math.e / (1 + math.e))])
 def test_the_closed_form_is_the_max_over_every_count_and_output(q0, q1):
     """report_epsilon against the brute-force max log-ratio of the count laws (every k, y;
@@ -188,19 +188,33 @@ def test_the_closed_form_is_the_max_over_every_count_and_output(q0, q1):
 
 @pytest.mark.parametrize("epsilon", [0.1, 1.0])
 def test_randomized_response_passes_at_the_suites_largest_batches(rr, epsilon, capsys):
-    """2²⁶ users (the suite's T = 10⁸): ε in closed form from report_probs, exact; the note
-    says release_logpmf itself was matched only at small n. 2²⁰ (T = 10⁶), where the law
-    is also matched at counts 0, 1, n − 1, n, is measured in benchmarks/rr_audit.py."""
+    """2²⁰ users (the suite's largest batch at T = 10⁶): ε in closed form, release_logpmf
+    matched at counts 0, 1, n − 1, n; 2²⁶ (T = 10⁸): closed form, and the note says
+    release_logpmf itself was matched only at small n."""
     from bandsim.privacy.audit import audit
 
+    rep = audit("rr-se", epsilon, 1 << 20)
+    row = rep.rows[rep.headline]
+    assert rep.passed and not rep.notes and "n − 1, n at n = 1,048,576" in rep.view
+    assert not row.lower_bound and row.exact == pytest.approx(epsilon, abs=1e-12)
     rep = audit("rr-se", epsilon, 1 << 26)
     row = rep.rows[rep.headline]
     assert rep.passed and not row.lower_bound and row.exact == pytest.approx(epsilon, abs=1e-12)
     assert "release_logpmf not evaluated at n = 67,108,864" in rep.notes[0]
-    rep = audit("rr-se", epsilon, 4096)  # matched at the audited n too: no note
-    assert rep.passed and not rep.notes and "n − 1, n at n = 4,096" in rep.view
     assert main(["audit", "rr-se", "--epsilon", str(epsilon), "--batch-size", "67108864"]) == 0
     assert "PASS" in capsys.readouterr().out
+
+
+def test_a_simulation_at_t_1e8_audits_its_largest_batch(rr):
+    """What the suite's board reads: a run at T = 10⁸ audits its batch of 2²⁶ users at
+    simulation time (PASS, not "not audited")."""
+    from bandsim.studies.suite import audit_columns
+
+    res = bandsim.simulate("rr-se", instance="C2", arms=3, epsilon=1.0, horizon=10**8, runs=2,
+                           seed=1)
+    cols = audit_columns(res.config["privacy"], True)
+    assert cols["verdict"] == "PASS" and cols["audit_batch_size"] == 1 << 26
+    assert cols["audit_exact"] == pytest.approx(1.0, abs=1e-12)
 
 
 def test_report_probs_that_claim_too_much_fail_and_one_that_lies_is_one_line(rr, capsys):

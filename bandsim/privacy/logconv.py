@@ -17,7 +17,9 @@ output within ~600 nats of its tilted maximum (terms that underflow are
 below e^{−708} of it); the next tilt is aimed (by bisection on θ) at the
 first output not yet served. A few tilts cover the whole support of
 log-concave laws such as binomials; an output no tilt lifts is summed
-directly in log space (:func:`bandsim.privacy.pmf`'s exact sums).
+directly in log space (:func:`bandsim.privacy.pmf`'s exact sums). A
+sequence of at most :data:`SHORT` terms (the law of 0–3 ones among n) is
+convolved by one ``logaddexp`` per term instead, in O(N).
 """
 import math
 
@@ -30,6 +32,9 @@ from .pmf import _log_conv
 ACCEPT = -600.0
 #: Tilts tried before the rest is summed directly in log space.
 MAX_TILTS = 400
+#: A sequence at most this long is convolved by one log-sum-exp per term (O(N) each,
+#: exact), without tilts: the law of k ≤ SHORT − 1 ones among n reports at any n.
+SHORT = 4
 
 
 def _sum_of_peaks(a, b, ia, ib, theta):
@@ -81,6 +86,12 @@ def log_convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if not len(a) or not len(b) or np.isnan(a).any() or np.isnan(b).any() \
             or (a == np.inf).any() or (b == np.inf).any():
         raise ValueError("log_convolve takes non-empty logs without NaN or +inf")
+    if min(len(a), len(b)) <= SHORT:  # one term of the short one at a time, in logs
+        a, b = (a, b) if len(a) <= len(b) else (b, a)
+        out = np.full(len(a) + len(b) - 1, -np.inf)
+        for j in np.flatnonzero(a > -np.inf):
+            out[j:j + len(b)] = np.logaddexp(out[j:j + len(b)], a[j] + b)
+        return out
     fa, fb = a > -np.inf, b > -np.inf
     ia, ib = np.arange(len(a), dtype=np.float64), np.arange(len(b), dtype=np.float64)
     n = len(a) + len(b) - 1

@@ -18,6 +18,8 @@ import sys
 import tempfile
 import time
 
+from tests.test_plugin_check import GOOD as PLUGIN  # Dist-DP-SE named {name}
+
 #: Address-space cap of every case (bytes).
 MEMORY_CAP = 4 << 30
 #: Seconds a case may take.
@@ -140,24 +142,8 @@ CASES = [
 
 #: Files a case reads, written into its temporary directory first.
 FILES = {
-    "chk_good.py": """
-import bandsim
-from bandsim.plugin import BatchedElimination, EPSILON, P, GROWTH, plan_protocol
-bandsim.register(BatchedElimination(
-    name="chk-good-se", summary="Dist-DP-SE under another name", trust="distributed ε-DP",
-    source="benchmarks", params=(EPSILON, P, GROWTH),
-    plan=lambda prm, arms, horizon: plan_protocol("dist-dp", prm, arms, horizon),
-    mechanism="dist-dp"))
-""",
-    "chk_comma.py": """
-import bandsim
-from bandsim.plugin import BatchedElimination, EPSILON, P, GROWTH, plan_protocol
-bandsim.register(BatchedElimination(
-    name="x,y", summary="a name no command line can ask for", trust="distributed ε-DP",
-    source="benchmarks", params=(EPSILON, P, GROWTH),
-    plan=lambda prm, arms, horizon: plan_protocol("dist-dp", prm, arms, horizon),
-    mechanism="dist-dp"))
-""",
+    "chk_good.py": PLUGIN.format(name="chk-good-se"),
+    "chk_comma.py": PLUGIN.format(name="x,y"),  # a name no command line can ask for
     "study.toml": "[study]\nhorizon = 1e4\nruns = 2\nseed = 1\n[grid]\nalgorithm = "
                   "['batch-se']\ninstance = ['C1']\narms = [3]\n",
     # installed plug-ins (a module and its dist-info), one site per case kind

@@ -31,19 +31,22 @@ def rr_probs(n, k, fpar):
 def rr():
     """Example (e) of docs/plugins.md as written, plus twins declaring other laws."""
     ns = doc_example("def rr_logpmf", "docs_rr_example")
-    spec, algo = get_mechanism("rr"), bandsim.registry.get_algorithm("rr-se")
-    for name, law in (("rr-probs", dict(release_law=rr_probs, release_logpmf=None,
-                                        report_probs=None)),
-                      ("rr-leaky", dict(release_logpmf=leaky(ns["rr_logpmf"])))):
-        bandsim.register(dataclasses.replace(spec, name=name, batch=ns["rr_batch"](name), **law),
-                         replace=True)
-        bandsim.register(dataclasses.replace(
-            algo, name=f"{name}-se", mechanism=name,
-            plan=lambda prm, arms, horizon, name=name: ns["plan_protocol"](name, prm, arms,
-                                                                         horizon)),
-            replace=True)
+    twin(ns, "rr-probs", release_law=rr_probs, release_logpmf=None, report_probs=None)
+    twin(ns, "rr-leaky", release_logpmf=leaky(ns["rr_logpmf"]))
     yield ns
     unregister(*NAMES)
+
+
+def twin(ns, name, **fields):
+    """Register mechanism ``name`` (example (e)'s rr with ``fields`` replaced) and
+    ``name-se``, batched SE over it."""
+    spec, algo = get_mechanism("rr"), bandsim.registry.get_algorithm("rr-se")
+    bandsim.register(dataclasses.replace(spec, name=name, batch=ns["rr_batch"](name), **fields),
+                     replace=True)
+    bandsim.register(dataclasses.replace(
+        algo, name=f"{name}-se", mechanism=name,
+        plan=lambda prm, arms, horizon: ns["plan_protocol"](name, prm, arms, horizon)),
+        replace=True)
 
 
 def leaky(logpmf):
@@ -224,21 +227,12 @@ def test_report_probs_that_claim_too_much_fail_and_one_that_lies_is_one_line(rr,
     it one line naming the mechanism, exit 2."""
     from bandsim.privacy.audit import audit
 
-    spec, algo = get_mechanism("rr"), bandsim.registry.get_algorithm("rr-se")
-    weak = lambda f: (0.8 * f[0], 1 - 0.8 * f[0])  # noqa: E731
-
     def weak_law(n, k, fpar):
         return rr["rr_logpmf"](n, k, np.array([0.8 * fpar[0]]))
 
-    for name, kw in (("rr-few", dict(report_probs=weak, release_logpmf=weak_law)),
-                     ("rr-lies", dict(release_logpmf=weak_law))):
-        bandsim.register(dataclasses.replace(spec, name=name, batch=rr["rr_batch"](name), **kw),
-                         replace=True)
-        bandsim.register(dataclasses.replace(
-            algo, name=f"{name}-se", mechanism=name,
-            plan=lambda prm, arms, horizon, name=name: rr["plan_protocol"](name, prm, arms,
-                                                                         horizon)),
-            replace=True)
+    twin(rr, "rr-few", report_probs=lambda f: (0.8 * f[0], 1 - 0.8 * f[0]),
+         release_logpmf=weak_law)
+    twin(rr, "rr-lies", release_logpmf=weak_law)
     try:
         p = 1 / (1 + math.e)
         want = math.log((1 - 0.8 * p) / (0.8 * p))

@@ -247,3 +247,18 @@ def test_report_probs_that_claim_too_much_fail_and_one_that_lies_is_one_line(rr,
                               "disagrees with its report_probs") and "\n" not in err, err
     finally:
         unregister("rr-few", "rr-few-se", "rr-lies", "rr-lies-se")
+
+@pytest.mark.parametrize("field", ["release_logpmf", "report_probs"])
+def test_a_plugin_law_that_raises_is_one_line_naming_it(rr, field, capsys):
+    """The exact audit calls the plug-in's law and report_probs: what they raise is one
+    line naming the mechanism and the function, exit 2, never a traceback."""
+    def broken(*args):
+        raise IndexError("oops")
+
+    twin(rr, "rr-broken", **{field: broken})
+    try:
+        assert main(["audit", "rr-broken-se", "--epsilon", "1", "--batch-size", "16"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"error: plug-in mechanism 'rr-broken' {field}() raised IndexError: oops"
+    finally:
+        unregister("rr-broken", "rr-broken-se")

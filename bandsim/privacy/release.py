@@ -43,8 +43,8 @@ import numpy as np
 from types import SimpleNamespace
 
 from ..engines import protocol_kernel
-from ..errors import ConfigError
-from ..registry import get_mechanism
+from ..errors import ConfigError, PluginError, call_plugin
+from ..registry import get_mechanism, is_builtin
 from .logconv import log_convolve
 from .pmf import MAX_POINTS, PmfTooLarge
 from .report import AuditReport, Row
@@ -96,6 +96,8 @@ def log_law_of(spec, b, k):
 
     Raises
     ------
+    PluginError
+        The plug-in's law raised (one line naming it).
     ValueError
         If the law is not a pmf (a NaN or positive log-probability, negative
         probabilities, not summing to 1 within 1e-9, unsorted or mismatched
@@ -104,7 +106,9 @@ def log_law_of(spec, b, k):
     n, fpar = int(b.n), np.asarray(b.fpar, np.float64)
     logged = getattr(spec, "release_logpmf", None) is not None
     name = "release_logpmf" if logged else "release_law"
-    values, w = (spec.release_logpmf if logged else spec.release_law)(n, int(k), fpar)
+    values, w = call_plugin(f"plug-in mechanism {spec.name!r} {name}()",
+                            spec.release_logpmf if logged else spec.release_law, n, int(k), fpar,
+                            plugin=not is_builtin(spec.name, "mechanism"))
     values, w = np.asarray(values, np.float64), np.asarray(w, np.float64)
     if values.shape != w.shape or values.ndim != 1 or not len(values):
         raise ValueError(f"{name} of {spec.name}: values and probabilities must be 1-d, "
@@ -269,9 +273,12 @@ def report_probs_of(spec, b):
     Raises
     ------
     ConfigError
-        Not two numbers in [0, 1].
+        Not two numbers in [0, 1], or the plug-in's function raised
+        (:class:`bandsim.errors.PluginError`).
     """
-    got = spec.report_probs(np.asarray(b.fpar, np.float64))
+    got = call_plugin(f"plug-in mechanism {spec.name!r} report_probs()", spec.report_probs,
+                      np.asarray(b.fpar, np.float64),
+                      plugin=not is_builtin(spec.name, "mechanism"))
     try:
         q0, q1 = (float(x) for x in got)
     except (TypeError, ValueError):
@@ -329,6 +336,8 @@ def match_reports(spec, fpar, n, k, q0, q1):
     """
     try:
         law = log_law_of(spec, SimpleNamespace(n=n, fpar=fpar), k)
+    except PluginError:
+        raise
     except ValueError as e:  # not a pmf at this n: not the reports' law either
         raise ReportMismatch(f"mechanism {spec.name!r} exact law", f"n={n}, k={k}",
                              f"is not the count law of its report_probs ({e})") from None

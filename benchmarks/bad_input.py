@@ -136,6 +136,8 @@ CASES = [
     ("--version with a plug-in hanging at import", "cli:hang", ["--version"]),
     ("audit dp-se with a plug-in hanging at import", "cli:hang",
      ["audit", "dp-se", "--epsilon", "1", "--batch-size", "64"]),
+    ("audit --batch-size 1e40 (more users than any horizon)", "cli",
+     ["audit", "dp-se", "--epsilon", "1", "--batch-size", "1e40"]),
     ("audit rr-se (randomized response) at n = 2^26", "cli:rr",
      ["audit", "rr-se", "--epsilon", "1", "--batch-size", "67108864"]),
 ]

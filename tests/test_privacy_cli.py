@@ -99,3 +99,12 @@ def test_results_privacy_for_other_trust_models():
     p = bandsim.runner.prepare("dist-rdp-se", instance="C1", arms=3, horizon=10**8, runs=2,
                                seed=1, epsilon=0.5).config["privacy"]
     assert "not cheap" in p["audit"]["skipped"] and p["audit"]["command"]
+
+
+@pytest.mark.parametrize("extra", [[], ["--sampled"], ["--returning", "3", "--target-delta", "1e-6"]])
+def test_a_batch_larger_than_any_horizon_is_refused_in_one_line(extra, capsys):
+    """A batch holds at most T ≤ 10¹⁰ users: --batch-size 1e40 was audited (PASS at
+    n = 10⁴⁰ for dp-se, whose law does not depend on n) or blamed on ε elsewhere."""
+    assert main(["audit", "dp-se", "--epsilon", "1", "--batch-size", "1e40", *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: batch_size=") and err.endswith("at most 10,000,000,000"), err

@@ -52,6 +52,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..errors import ConfigError, check_int, check_range
+from ..params import MAX_HORIZON
 from ..guarantees import Guarantee
 from ..registry import algorithms, get_algorithm, get_mechanism
 from . import audit as A
@@ -155,7 +156,7 @@ class _Batch:
         if algo.name not in A.auditable():
             raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(A.auditable())}")
         self.algorithm = algo.name
-        self.n = check_int("batch_size", batch_size, 1)
+        self.n = check_int("batch_size", batch_size, 1, MAX_HORIZON)  # ≤ T users
         self.spec = spec = get_mechanism(algo.mechanism)
         if algo.param("delta") is not None and algo.param("delta").required and delta is None:
             raise ConfigError("delta", None, f"{algorithm} requires the per-batch δ")
@@ -365,6 +366,7 @@ def compose(algorithm, epsilon, batch_size, returning, delta, *, batch_delta=Non
     Chowdhury & Zhou (2023), Appendix H; dp-accounting.
     """
     B = check_int("returning", returning, 1)
+    check_int("batch_size", batch_size, 1, MAX_HORIZON)  # even where n changes nothing
     delta = check_range("delta", delta, 0.0, 1.0, lo_open=False)
     _need_dp_accounting("returning", B)
     declared = _declared(algorithm, epsilon, horizon)

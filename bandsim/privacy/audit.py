@@ -71,6 +71,7 @@ import numpy as np
 
 from .. import registry
 from ..errors import ConfigError, check_int
+from ..params import MAX_HORIZON
 from ..registry import get_algorithm, get_mechanism
 from . import pmf as P
 from .release import audit_points as release_audit_points
@@ -499,7 +500,7 @@ def audit(algorithm: str, epsilon: float, batch_size: int, delta: float | None =
     algo = get_algorithm(algorithm)
     if algo.name not in auditable():
         raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(auditable())}")
-    n = check_int("batch_size", batch_size, 1)
+    n = check_int("batch_size", batch_size, 1, MAX_HORIZON)  # ≤ T users
     given = {"epsilon": epsilon, "delta": delta, "scale": scale, "p": p}
     prm = algo.resolve({k: v for k, v in given.items() if algo.param(k)}, horizon)
     spec = get_mechanism(algo.mechanism)

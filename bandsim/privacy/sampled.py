@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, check_int
+from ..params import MAX_HORIZON
 from ..guarantees import Guarantee
 from ..engines import protocol_kernel
 from ..kernels import codes
@@ -420,7 +421,7 @@ def sampled(algorithm: str, epsilon: float, batch_size: int, draws: int = DRAWS,
     if sampler_status(algo.name) == "not private":
         ok = [a for a in algorithms() if sampler_status(a) != "not private"]
         raise ConfigError("algorithm", algorithm, f"must be one of {', '.join(ok)}")
-    n = check_int("batch_size", batch_size, 1)
+    n = check_int("batch_size", batch_size, 1, MAX_HORIZON)  # ≤ T users
     draws = check_int("draws", draws, 1000, 10**9)
     horizon = params.pop("horizon", 10**7)
     given = {"epsilon": epsilon, **params}

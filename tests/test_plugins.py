@@ -26,7 +26,7 @@ def doc_blocks():
 
 EXAMPLE_NAMES = ("greedy-dist-se", "dist-binomial", "dist-binomial-se", "dist-binomial-weak",
                  "dist-binomial-weak-se", "dp-moss", "private-etc", "rr", "rr-se", "rr-weak",
-                 "rr-weak-se")
+                 "rr-weak-se", "own-etc", "own-etc-shared")
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +42,8 @@ def examples():
     assert not set(EXAMPLE_NAMES) & set(algorithms())
 
 
-def test_the_doc_has_five_examples_and_the_audit_block():
-    assert len(doc_blocks()) == 6
+def test_the_doc_has_six_examples_and_the_audit_block():
+    assert len(doc_blocks()) == 7
 
 
 def test_example_a_runs_a_new_elimination_algorithm(examples):
@@ -108,6 +108,25 @@ def test_plugin_mechanism_gets_the_accountant(examples):
     rows = compose("dist-binomial-se", 0.5, 64, returning=4, delta=1e-5)
     eps = {r.method: r.epsilon for r in rows}
     assert any("advanced" in m for m in eps) and all(np.isfinite(list(eps.values())))
+
+
+def test_example_f_an_engine_of_its_own_is_recorded_and_audited_like_ours(examples, capsys):
+    """Example (f): a plug-in engine that draws and releases through the primitive of
+    bandsim.plugin is recorded by ``bandsim audit NAME --whole-run``: its releases form a
+    release class of check (g) and a pair class of check (h); its twin, one Laplace draw
+    shared by the arms, FAILs (h) in one line naming the pair class and the check."""
+    ns = examples[6]
+    w = ns["res"].config["privacy"]["whole_run"]
+    assert w["verdict"] == "PASS" and w["horizon"] == 10**5
+    assert w["power"]["classes"] == 1 and w["power"]["min_draws"] >= 1000  # its Laplace class
+    assert w["power"]["pairs"] >= 1 and w["neighbours"] > 0
+    lines = ns["twin"].failures
+    assert lines and all(f.startswith("(h) independence: pair class across arms at one time "
+                                      "(laplace)") and "\n" not in f for f in lines), lines
+    assert main(["audit", "own-etc", "--whole-run"]) == 0
+    assert main(["audit", "own-etc-shared", "--whole-run"]) == 1
+    out = capsys.readouterr().out
+    assert "PASS" in out and "FAIL" in out and "across arms at one time" in out
 
 
 def test_register_refuses_bad_declarations():

@@ -65,7 +65,11 @@ What a plan is
     ``stages`` : list of dict
         Per-stage numbers for reports (may be empty).
 
-    and optionally ``shard_runs`` (int: runs per shard and Generator; results
+    and optionally a third argument of ``run_shard``, ``rec=None``: passed on
+    to an engine that draws through :func:`rsum`/:func:`rdraw` and releases
+    through :func:`release`, it gives the plan a recording mode that the
+    whole-run audit records and replays (without it: "not auditable");
+    ``shard_runs`` (int: runs per shard and Generator; results
     depend on it, never on threads; default 64), ``privacy`` (dict: the claim
     in the paper's terms, copied into ``config["privacy"]``), ``notes`` (dict:
     merged into the result's configuration), ``clt_batch_sums`` (bool,

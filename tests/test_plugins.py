@@ -13,7 +13,7 @@ import pytest
 
 import bandsim
 from bandsim.cli import main
-from bandsim.registry import algorithms, get_mechanism, unregister
+from bandsim.registry import algorithms, get_algorithm, get_mechanism, unregister
 from tests.conftest import ALPHA
 from tests.stats import chi2_two_sample
 
@@ -127,6 +127,37 @@ def test_example_f_an_engine_of_its_own_is_recorded_and_audited_like_ours(exampl
     assert main(["audit", "own-etc-shared", "--whole-run"]) == 1
     out = capsys.readouterr().out
     assert "PASS" in out and "FAIL" in out and "across arms at one time" in out
+
+
+def test_example_f_under_noised_fails_g_in_its_release_class(examples):
+    """The same engine drawing Lap(0.7 b) and recording b: (g) names its Laplace class."""
+    import dataclasses
+
+    import numba
+
+    from bandsim.kernels._jit import rebind
+    from bandsim.wholerun import audit
+
+    ns = examples[6]
+    thin = rebind(ns["etc_engine"], {"laplace_draw": numba.njit(
+        lambda rng, b: rng.laplace(0.0, 0.7 * b))})
+
+    class Thin(ns["ETCPlan"]):
+        def run_shard(self, rng, shard, rec=None):
+            thin(rng, shard.gaps, shard.rcode, shard.rpar, shard.horizon, shard.checkpoints,
+                 shard.regret, shard.pulls, shard.elim, self.m, self.b, self.shared, rec)
+
+    base = get_algorithm("own-etc")
+    bandsim.register(dataclasses.replace(base, name="own-etc-thin", plan=lambda p, k, t: Thin(
+        min(p["explore"], t // k), 1 / p["epsilon"], False)), replace=True)
+    try:
+        r = audit("own-etc-thin")
+    finally:
+        unregister("own-etc-thin")
+    lines = [f for f in r.failures if f.startswith("(g) law: release class laplace (n = 2000, "
+                                                  "scale 2)")]
+    assert r.verdict == "FAIL" and lines and all("\n" not in f for f in lines), r.failures
+    assert not [f for f in r.failures if f.startswith(("(a)", "(b)", "(c)", "(d)"))]
 
 
 def test_register_refuses_bad_declarations():

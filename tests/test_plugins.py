@@ -123,6 +123,20 @@ def test_example_f_an_engine_of_its_own_is_recorded_and_audited_like_ours(exampl
     lines = ns["twin"].failures
     assert lines and all(f.startswith("(h) independence: pair class across arms at one time "
                                       "(laplace)") and "\n" not in f for f in lines), lines
+    # one code path: its recording with no changed user is its production run
+    from bandsim.wholerun.driver import play
+
+    means, picks = (0.701, 0.7, 0.699), set()  # close: the noise decides the commit
+    for seed in range(6):
+        prod = bandsim.simulate("own-etc", means=list(means), horizon=10**5, runs=1,
+                                seed=seed, epsilon=0.5)
+        ss = np.random.SeedSequence(seed).spawn(2)[1].spawn(1)[0]
+        run = play("own-etc", prod.config["params"], means, 10**5,
+                   rng=np.random.default_rng(ss))
+        assert np.array_equal(run.pulls, prod.pulls[0]) and len(run.rel) == 3
+        assert run.regret[-1] == prod.pseudo_regret[0, -1]
+        picks.add(int(np.argmax(run.pulls)))
+    assert len(picks) > 1  # the check could see a shifted stream
     assert main(["audit", "own-etc", "--whole-run"]) == 0
     assert main(["audit", "own-etc-shared", "--whole-run"]) == 1
     out = capsys.readouterr().out

@@ -103,3 +103,5 @@ def test_the_suite_never_ranks_an_engine_it_cannot_audit_above_an_audited_one(or
     assert by["dp-se"]["rank"] == 1 and by[oracle]["rank"] == 2
     pos = {b["algorithm"]: b["position"] for b in board}
     assert pos["dp-se"] == 1 and pos[oracle] == 2
+    md = (tmp_path / "leaderboard.md").read_text()
+    assert "2/2 (not auditable: after the audited)" in md

@@ -333,7 +333,8 @@ def cell_section(trust, rows):
                              r["rank"] if r["rank"] == r["rank"] else 1e9, r["algorithm"]))
     for r in mine:
         rank = ("FAIL: not ranked" if r.get("failed_audit") else "ref" if r["rank"] != r["rank"]
-                else f"{r['rank']:g}/{r['cell_size']}")
+                else f"{r['rank']:g}/{r['cell_size']}"
+                + (" (not auditable: after the audited)" if r.get("unaudited") else ""))
         s.rows.append([r["cell"], rank, name_text(r), confidence_text([r]), f"{r['runs']:,}",
                        regret_text(r),
                        cost_text(r), verdict_text(r), f"{r['seconds']:.2f}"])

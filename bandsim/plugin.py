@@ -30,6 +30,15 @@ An engine of your own
     :class:`Shard` (what ``run_shard(rng, shard)`` receives) and
     :mod:`kernel_rewards` (``kernel_rewards.batch_sum(rng, code, par, n)``,
     ``kernel_rewards.draw(rng, code, par)``: every reward model's draws).
+An engine of your own, recorded
+    :func:`release` (the release primitive: every noisy value an engine
+    releases goes through it), :func:`rsum` and :func:`rdraw` (the reward
+    draws of a block of pulls and of one pull, logged and with one user's
+    reward set in the recording mode) and :func:`laplace_draw`. With
+    ``rec=None`` they compile to the bare value and draw; a plan whose
+    ``run_shard(rng, shard, rec=None)`` passes ``rec`` to an engine that calls
+    them is recorded and audited by ``bandsim audit NAME --whole-run`` like a
+    built-in engine (docs/plugins.md); one that does not is "not auditable".
 Declared releases
     :class:`Release`, :func:`per_batch`, :func:`laplace_participation`: what
     ``Algorithm.participation(params, horizon)`` returns — every noisy release
@@ -56,7 +65,11 @@ What a plan is
     ``stages`` : list of dict
         Per-stage numbers for reports (may be empty).
 
-    and optionally ``shard_runs`` (int: runs per shard and Generator; results
+    and optionally a third argument of ``run_shard``, ``rec=None``: passed on
+    to an engine that draws through :func:`rsum`/:func:`rdraw` and releases
+    through :func:`release`, it gives the plan a recording mode that the
+    whole-run audit records and replays (without it: "not auditable");
+    ``shard_runs`` (int: runs per shard and Generator; results
     depend on it, never on threads; default 64), ``privacy`` (dict: the claim
     in the paper's terms, copied into ``config["privacy"]``), ``notes`` (dict:
     merged into the result's configuration), ``clt_batch_sums`` (bool,
@@ -77,6 +90,8 @@ from .errors import ConfigError
 from .guarantees import Guarantee
 from .kernels import codes
 from .kernels import rewards as kernel_rewards
+from .kernels.record import rdraw, release, rsum
+from .kernels.samplers import laplace_draw
 from .kernels.shard import Shard
 from .mechanisms import SumBatch, secagg
 from .mechanisms.families import (DataDependent, Exact, InsideEngine, NoiseOnSum,
@@ -115,9 +130,10 @@ __all__ = ["Algorithm", "audit", "audit_release", "BATCH_SIZE", "batch_size", "B
            "DELTA", "Derived", "DiscreteGaussian", "DiscreteLaplace", "EpisodicIndex",
            "EpisodicPlan", "EPSILON", "Exact", "get_algorithm", "get_mechanism", "GROWTH",
            "Guarantee", "HALF_OVER_T", "InsideEngine", "kernel_rewards", "laplace_claim",
-           "laplace_participation", "Law", "log_convolve",
+           "laplace_draw", "laplace_participation", "Law", "log_convolve",
            "Mechanism", "mechanism_tables", "NoiseOnSum", "ONE_OVER_T", "P", "Param",
            "per_batch", "PerRoundThompson", "PerStep", "Plan", "plan_protocol", "provenance",
-           "register", "Release", "REQUIRED", "SCALE", "secagg", "secagg_audit", "secagg_audit_points",
+           "rdraw", "register", "Release", "release", "rsum", "REQUIRED", "SCALE", "secagg",
+           "secagg_audit", "secagg_audit_points",
            "SecAggProtocol", "Shard", "Shuffle", "simulate", "Skellam", "SumBatch", "SVTEngine",
            "unregister"]

@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 
 import bandsim
 from bandsim.cli import main
-from bandsim.registry import algorithms, get_mechanism, unregister
+from bandsim.registry import algorithms, get_algorithm, get_mechanism, unregister
 from tests.conftest import ALPHA
 from tests.stats import chi2_two_sample
 
@@ -26,7 +27,7 @@ def doc_blocks():
 
 EXAMPLE_NAMES = ("greedy-dist-se", "dist-binomial", "dist-binomial-se", "dist-binomial-weak",
                  "dist-binomial-weak-se", "dp-moss", "private-etc", "rr", "rr-se", "rr-weak",
-                 "rr-weak-se")
+                 "rr-weak-se", "own-etc", "own-etc-shared")
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +43,8 @@ def examples():
     assert not set(EXAMPLE_NAMES) & set(algorithms())
 
 
-def test_the_doc_has_five_examples_and_the_audit_block():
-    assert len(doc_blocks()) == 6
+def test_the_doc_has_six_examples_and_the_audit_block():
+    assert len(doc_blocks()) == 7
 
 
 def test_example_a_runs_a_new_elimination_algorithm(examples):
@@ -108,6 +109,70 @@ def test_plugin_mechanism_gets_the_accountant(examples):
     rows = compose("dist-binomial-se", 0.5, 64, returning=4, delta=1e-5)
     eps = {r.method: r.epsilon for r in rows}
     assert any("advanced" in m for m in eps) and all(np.isfinite(list(eps.values())))
+
+
+def test_example_f_an_engine_of_its_own_is_recorded_and_audited_like_ours(examples, capsys):
+    """Example (f): a plug-in engine that draws and releases through the primitive of
+    bandsim.plugin is recorded by ``bandsim audit NAME --whole-run``: its releases form a
+    release class of check (g) and a pair class of check (h); its twin, one Laplace draw
+    shared by the arms, FAILs (h) in one line naming the pair class and the check."""
+    ns = examples[6]
+    w = ns["res"].config["privacy"]["whole_run"]
+    assert w["verdict"] == "PASS" and w["horizon"] == 10**5
+    assert w["power"]["classes"] == 1 and w["power"]["min_draws"] >= 1000  # its Laplace class
+    assert w["power"]["pairs"] >= 1 and w["neighbours"] > 0
+    lines = ns["twin"].failures
+    assert lines and all(f.startswith("(h) independence: pair class across arms at one time "
+                                      "(laplace)") and "\n" not in f for f in lines), lines
+    # one code path: its recording with no changed user is its production run
+    from bandsim.wholerun.driver import play
+
+    means, picks = (0.701, 0.7, 0.699), set()  # close: the noise decides the commit
+    for seed in range(6):
+        prod = bandsim.simulate("own-etc", means=list(means), horizon=10**5, runs=1,
+                                seed=seed, epsilon=0.5)
+        ss = np.random.SeedSequence(seed).spawn(2)[1].spawn(1)[0]
+        run = play("own-etc", prod.config["params"], means, 10**5,
+                   rng=np.random.default_rng(ss))
+        assert np.array_equal(run.pulls, prod.pulls[0]) and len(run.rel) == 3
+        assert run.regret[-1] == prod.pseudo_regret[0, -1]
+        picks.add(int(np.argmax(run.pulls)))
+    assert len(picks) > 1  # the check could see a shifted stream
+    assert main(["audit", "own-etc", "--whole-run"]) == 0
+    assert main(["audit", "own-etc-shared", "--whole-run"]) == 1
+    out = capsys.readouterr().out
+    assert "PASS" in out and "FAIL" in out and "across arms at one time" in out
+
+
+def test_example_f_under_noised_fails_g_in_its_release_class(examples):
+    """The same engine drawing Lap(0.7 b) and recording b: (g) names its Laplace class."""
+    import dataclasses
+
+    import numba
+
+    from bandsim.kernels._jit import rebind
+    from bandsim.wholerun import audit
+
+    ns = examples[6]
+    thin = rebind(ns["etc_engine"], {"laplace_draw": numba.njit(
+        lambda rng, b: rng.laplace(0.0, 0.7 * b))})
+
+    class Thin(ns["ETCPlan"]):
+        def run_shard(self, rng, shard, rec=None):
+            thin(rng, shard.gaps, shard.rcode, shard.rpar, shard.horizon, shard.checkpoints,
+                 shard.regret, shard.pulls, shard.elim, self.m, self.b, self.shared, rec)
+
+    base = get_algorithm("own-etc")
+    bandsim.register(dataclasses.replace(base, name="own-etc-thin", plan=lambda p, k, t: Thin(
+        min(p["explore"], t // k), 1 / p["epsilon"], False)), replace=True)
+    try:
+        r = audit("own-etc-thin")
+    finally:
+        unregister("own-etc-thin")
+    lines = [f for f in r.failures if f.startswith("(g) law: release class laplace (n = 2000, "
+                                                  "scale 2)")]
+    assert r.verdict == "FAIL" and lines and all("\n" not in f for f in lines), r.failures
+    assert not [f for f in r.failures if f.startswith(("(a)", "(b)", "(c)", "(d)"))]
 
 
 def test_register_refuses_bad_declarations():
@@ -254,7 +319,9 @@ def test_a_hanging_plugin_cannot_stop_the_builtins(tmp_path):
     plug-in that hangs at import; ``--no-plugins`` keeps even ``list`` to the built-ins."""
     from tests.test_loading import make_plugin, run
 
-    make_plugin(tmp_path, "hang-plugin", "hang_plugin", "import time\ntime.sleep(600)\n")
+    mark = tmp_path / "imported"  # the plug-in says it was imported, then hangs
+    make_plugin(tmp_path, "hang-plugin", "hang_plugin",
+                f"import pathlib, time\npathlib.Path({str(mark)!r}).touch()\ntime.sleep(600)\n")
     version = run(tmp_path, "--version", timeout=60)
     assert version.returncode == 0 and version.stdout.startswith("bandsim ")
     ran = run(tmp_path, "run", "dp-se", "--instance", "C2", "--arms", "3", "--epsilon", "1",
@@ -272,8 +339,19 @@ def test_a_hanging_plugin_cannot_stop_the_builtins(tmp_path):
     assert "dp-se" in {r["name"] for r in json.loads(listing.stdout)}
     after = run(tmp_path, "list", "--json", "--no-plugins", timeout=120)  # after the command too
     assert after.returncode == 0 and after.stdout == listing.stdout, after.stderr
-    with pytest.raises(subprocess.TimeoutExpired):  # the negative control: list loads it
-        run(tmp_path, "list", "--json", timeout=20)
+    assert not mark.exists()  # none of the above imported the plug-in
+    # The negative control: plain ``list`` imports it (and would hang there).
+    env = {"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.Popen([sys.executable, "-m", "bandsim.cli", "list", "--json"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not mark.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert mark.exists() and proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_a_plugins_own_name_still_loads_it_on_demand(tmp_path):

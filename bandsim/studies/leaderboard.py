@@ -64,12 +64,22 @@ def failed_audit(r):
     return "FAIL" in (r.get("verdict"), r.get("sampled_verdict"), r.get("whole_run_verdict"))
 
 
+def unaudited(r):
+    """The row's whole-run audit could not run: its engine records nothing (a plug-in's
+    own engine without the release primitive), so no release of it was checked. It is
+    ranked after every audited row of its cell."""
+    return r.get("whole_run_verdict") == "not auditable"
+
+
 def rank_rows(rows):
     """Add ``cell``, ``rank``, ``cell_size`` and the privacy-cost columns to every row (in place).
 
     Rows with ``role == "counterpart"`` (references run only for the privacy
     cost) and rows whose exact or sampled audit FAILed (``failed_audit``) are
-    not ranked (rank NaN).
+    not ranked (rank NaN). Rows whose whole-run audit is ``not auditable``
+    (:func:`unaudited`, flagged ``unaudited``) are ranked after every other
+    row of their cell, among themselves by regret: an engine no audit could
+    read never ranks above an audited one of its trust model.
     """
     nan = float("nan")
     cells = {}
@@ -77,11 +87,16 @@ def rank_rows(rows):
         r["cell"] = cell_of(r)
         r["rank"], r["cell_size"] = nan, 0
         r["failed_audit"] = failed_audit(r)
+        r["unaudited"] = unaudited(r)
         if r["role"] == "entry" and not r["failed_audit"]:
             cells.setdefault((r["trust"], r["cell"]), []).append(r)
     for group in cells.values():
-        for r, k in zip(group, _avg_ranks([g["regret_mean"] for g in group])):
-            r["rank"], r["cell_size"] = k, len(group)
+        offset = 0
+        for tier in ([g for g in group if not g["unaudited"]],
+                     [g for g in group if g["unaudited"]]):
+            for r, k in zip(tier, _avg_ranks([g["regret_mean"] for g in tier])):
+                r["rank"], r["cell_size"] = offset + k, len(group)
+            offset += len(tier)
     ref = {(r["algorithm"], r["instance"], r["horizon"]): r for r in rows if not r["private"]}
     for r in rows:
         r["privacy_cost"] = r["privacy_cost_ci95"] = r["cost_ratio"] = nan
@@ -105,7 +120,9 @@ def board_rows(rows):
 
     An algorithm with a FAILed audit in any of its cells is not ranked: its
     board row has ``failed`` set, no mean rank or position, and comes last
-    (:func:`failed_section` lists it apart).
+    (:func:`failed_section` lists it apart). One whose whole-run audit is
+    ``not auditable`` in any cell (``unaudited``) comes after every audited
+    algorithm of its trust model, whatever its mean rank.
     """
     import statistics
 
@@ -121,6 +138,7 @@ def board_rows(rows):
             verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
         audited = [r["audit_ratio"] for r in rs if r["audit_ratio"] == r["audit_ratio"]]
         failed = any(failed_audit(r) for r in rs)
+        blind = any(unaudited(r) for r in rs)
         whole = {}
         for r in rs:
             v = r.get("whole_run_verdict", "not recorded")
@@ -128,6 +146,7 @@ def board_rows(rows):
         out.append(dict(
             trust=trust, algorithm=name, provisional=rs[0]["provisional"],
             provisional_note=rs[0]["provisional_note"], cells=len(rs), failed=failed,
+            unaudited=blind,
             mean_rank=float("nan") if failed else statistics.fmean(r["rank"] for r in rs),
             wins=0 if failed else sum(r["rank"] == 1 for r in rs),
             counterpart=rs[0]["counterpart"], counterpart_note=rs[0]["counterpart_note"],
@@ -141,7 +160,7 @@ def board_rows(rows):
             runs_min=min(r["runs"] for r in rs), runs_max=max(r["runs"] for r in rs),
             confidence=confidence_text(rs), seconds=sum(r["seconds"] for r in rs)))
     order = trust_order(out)
-    out.sort(key=lambda b: (b["failed"], order.index(b["trust"]),
+    out.sort(key=lambda b: (b["failed"], order.index(b["trust"]), b["unaudited"],
                             b["mean_rank"] if not b["failed"] else 0.0, b["algorithm"]))
     for i, b in enumerate(out):
         b["position"] = (0 if b["failed"] else
@@ -314,7 +333,8 @@ def cell_section(trust, rows):
                              r["rank"] if r["rank"] == r["rank"] else 1e9, r["algorithm"]))
     for r in mine:
         rank = ("FAIL: not ranked" if r.get("failed_audit") else "ref" if r["rank"] != r["rank"]
-                else f"{r['rank']:g}/{r['cell_size']}")
+                else f"{r['rank']:g}/{r['cell_size']}"
+                + (" (not auditable: after the audited)" if r.get("unaudited") else ""))
         s.rows.append([r["cell"], rank, name_text(r), confidence_text([r]), f"{r['runs']:,}",
                        regret_text(r),
                        cost_text(r), verdict_text(r), f"{r['seconds']:.2f}"])
@@ -389,7 +409,9 @@ LEGEND = (
     "has no exact audit. A configuration whose exact or sampled audit FAILs is not ranked: "
     "its algorithm is listed under \"failed audit\" and the suite exits 1; so is one whose "
     "whole-run record–replay audit (`bandsim audit ALGO --whole-run`, at each cell's "
-    "parameters and T ≤ 1e5) FAILs. Sampled audit: "
+    "parameters and T ≤ 1e5) FAILs; one whose whole-run audit is not auditable (an "
+    "engine of its own that records nothing) is ranked after every audited algorithm of "
+    "its trust model. Sampled audit: "
     "PASS/FAIL = the suite ran `bandsim audit --sampled` on a plug-in's own samplers at "
     "every ε (n = 16; its command is in rows.parquet); yes = it runs the kernels a "
     "simulation draws with (a built-in's, audited by bandsim's test suite); "

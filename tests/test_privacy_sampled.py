@@ -147,3 +147,12 @@ def test_sampled_api_refuses_bad_input():
         sampled("dist-dp-se", 0.5, 8, draws=10)
     with pytest.raises(ConfigError, match="algorithm"):
         sampled("ucb1", 0.5, 8)
+
+
+def test_the_epsilon_lower_bound_is_never_negative():
+    """Two identical inputs: the empirical bound is below 0 before clipping (ε ≥ 0 says more)."""
+    from bandsim.privacy.sampled_stats import epsilon_lower_bound
+
+    cells = np.random.default_rng(5).integers(0, 8, size=20_000)
+    lb, est, _, _ = epsilon_lower_bound(cells, cells.copy(), 8)
+    assert lb == 0.0 and est >= 0.0

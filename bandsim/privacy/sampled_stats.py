@@ -107,6 +107,8 @@ def epsilon_lower_bound(cells0, cells1, n_cells, delta=0.0, beta=BETA, labels=No
     Returns
     -------
     (epsilon_lb, estimate, event, counts)
+        ``epsilon_lb`` is at least 0: ε is never negative, so a smaller bound says nothing
+        and is reported as 0.
     """
     h0, h1 = len(cells0) // 2, len(cells1) // 2
     sel0 = np.bincount(cells0[:h0], minlength=n_cells)
@@ -134,7 +136,7 @@ def epsilon_lower_bound(cells0, cells1, n_cells, delta=0.0, beta=BETA, labels=No
     with np.errstate(divide="ignore"):
         est = abs(math.log(max(k1, 0.5) / m1) - math.log(max(k0, 0.5) / m0))
     t = labels[j] if labels is not None else j
-    return lb, est, f"y {name} {t}", (int(k0), int(k1))
+    return max(lb, 0.0), est, f"y {name} {t}", (int(k0), int(k1))
 
 
 __all__ = ["ALPHA", "BETA", "MIN_EXPECTED", "epsilon_lower_bound", "g_test"]

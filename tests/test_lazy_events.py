@@ -38,7 +38,7 @@ def test_incomplete_beta_is_scipys_bit_for_bit():
                     == special.betainccinv(a[k], b[k], x[k]))
 
 
-def _final(engine, means, eps, horizon, runs, seed, constants=None):
+def engine_outputs(engine, means, eps, horizon, runs, seed, constants=None):
     """Regret at T/2 and T and every N_a(T) of ``runs`` runs of one engine (the plan's
     kernel on one shard; no whole-run audit, which ``bandsim.simulate`` would add)."""
     plan = episodic.plan_lazy_dp_ts(dict(epsilon=eps, engine=engine), len(means), horizon)
@@ -63,17 +63,17 @@ def _ks(x, y):
 
 @pytest.mark.parametrize("means, eps, horizon, runs", CASES)
 def test_events_engine_equals_the_per_round_engine_in_law(means, eps, horizon, runs):
-    events = _final("events", means, eps, horizon, runs, seed=21)
-    reference = _final("per-round", means, eps, horizon, runs, seed=22)
+    events = engine_outputs("events", means, eps, horizon, runs, seed=21)
+    reference = engine_outputs("per-round", means, eps, horizon, runs, seed=22)
     p = _ks(events, reference)
     assert min(p) >= 1e-4, p
 
 
 def test_the_law_test_detects_too_little_optimism():
     means, eps, horizon, runs = CASES[0]
-    events = _final("events", means, eps, horizon, runs, seed=21)
+    events = engine_outputs("events", means, eps, horizon, runs, seed=21)
     k = episodic.lazy_dp_ts_constants(eps)
-    weak = _final("per-round", means, eps, horizon, runs, seed=22,
+    weak = engine_outputs("per-round", means, eps, horizon, runs, seed=22,
                   constants=dict(k, c_shift=0.8 * k["c_shift"]))
     p = _ks(events, weak)
     assert min(p) < 1e-6, p

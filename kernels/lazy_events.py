@@ -120,10 +120,10 @@ def bind_special_functions():
 #: Above this probability of a drawn round a window is not worth opening: plain rounds.
 P_PLAIN = 0.2
 #: Plain rounds after a failed window: first stretch, and the cap of its doubling.
-PLAIN_FIRST = 64
-PLAIN_MAX = 512
+PLAIN_FIRST = 128
+PLAIN_MAX = 1024
 #: Golden-section steps of the search for the level q.
-Q_STEPS = 14
+Q_STEPS = 10
 #: A window ends at the latest at round WINDOW_GROWTH · t0.
 WINDOW_GROWTH = 2
 

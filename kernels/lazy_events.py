@@ -35,8 +35,9 @@ the rounds before it are leader pulls. Any q works (it only sets p): q is
 chosen to minimise p by golden-section search on [max_{a≠L} E θ_a(t1),
 E θ_L(t0)] — log(1 − p) = log(1 − G_L(q)) + Σ log G_a(q) is concave in q
 since Beta laws with both parameters ≥ 1 are log-concave. When no q
-separates the arms (p above :data:`P_PLAIN`) the engine runs plain rounds
-(the reference's draws) for a stretch and tries again.
+separates the arms (p above :data:`P_PLAIN`, or above 95 % at both first
+levels of the search) the engine runs plain rounds (the reference's draws)
+for a stretch and tries again.
 
 *The round drawn.* At a C-round t the vector U(t) is drawn conditionally on
 C, the θ's are evaluated exactly at t (θ_j(t) = G⁻¹_{j,t}(U_j)) and the
@@ -124,6 +125,9 @@ PLAIN_FIRST = 128
 PLAIN_MAX = 1024
 #: Golden-section steps of the search for the level q.
 Q_STEPS = 10
+#: A window is given up before the search when both first golden-section levels keep the
+#: leader's rounds with probability below e^LOG_HOPELESS = 5 %.
+LOG_HOPELESS = math.log(0.05)
 #: A window ends at the latest at round WINDOW_GROWTH · t0.
 WINDOW_GROWTH = 2
 
@@ -252,6 +256,8 @@ def _open_window(mt, O, L, lt0, lt1, e, R, order):
     v = lo + g * (hi - lo)
     fu = _log_keep(mt, O, L, lt0, lt1, u)
     fv = _log_keep(mt, O, L, lt0, lt1, v)
+    if max(fu, fv) < LOG_HOPELESS:
+        return 1.0, 0.0
     for _ in range(Q_STEPS):
         if fu >= fv:
             hi, v, fv = v, u, fu

@@ -95,7 +95,7 @@ from .indices import clip01
 from .record import release, rsum
 from .regret import start_run
 from .samplers import laplace_draw
-from .thompson import beta_pseudo
+from .thompson import _regret, beta_pseudo
 
 _SIG = types.float64(types.float64, types.float64, types.float64, types.intc)
 _SPECIAL = ("betainc", "betaincc", "betaincinv", "betainccinv")
@@ -206,14 +206,6 @@ def betainccinv(a, b, y):
         x with 1 − I_x(a, b) = y.
     """
     return _BETAINCCINV(a, b, y, 0)
-
-
-@jit_inline
-def _regret(g, pulls):
-    r = 0.0
-    for a in range(g.shape[0]):
-        r += g[a] * pulls[a]
-    return r
 
 
 @jit_inline

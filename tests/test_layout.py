@@ -23,7 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL_OK = {"math", "numpy", "numba", "hashlib", "pathlib", "os", "types", "sys", "json", "typing",
-             "importlib", "__future__"}
+             "importlib", "__future__",
+             "llvmlite"}  # numba's backend: binds SciPy's compiled special functions by symbol
 MAX_LINES = 600
 
 #: The layers, lowest first.

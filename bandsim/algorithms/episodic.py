@@ -46,7 +46,7 @@ import numpy as np
 
 from ..errors import check_range
 from ..guarantees import Guarantee
-from ..kernels import codes, episodic, indices, thompson
+from ..kernels import codes, episodic, indices, lazy_events, thompson
 from ..mechanisms import SumBatch
 from ..mechanisms.families import InsideEngine
 from ..params import EPSILON, Param
@@ -224,21 +224,35 @@ def dp_ts_constants(epsilon, log2=True):
                 node_scale=2.0 / epsilon, log_factor=log_factor(log2))
 
 
+def _lazy_events(*args):
+    lazy_events.bind_special_functions()  # SciPy's incomplete beta, loaded at first use
+    lazy_events.run_lazy_dp_ts_events_shard(*args)
+
+
+#: Engines of Lazy-DP-TS, equal in law: event-driven (default; a run costs O(log T) windows,
+#: not O(T) rounds, so 16 runs per shard) and the per-round reference — name → (kernel,
+#: runs per shard at horizon T).
+LAZY_ENGINES = {"events": (_lazy_events, lambda horizon: 16),
+                "per-round": (thompson.run_lazy_dp_ts_shard, per_round_shard_runs)}
+
+
 @dataclass(kw_only=True)
 class LazyDpTsPlan:
-    """Plan for :func:`kernels.thompson.run_lazy_dp_ts_shard`."""
+    """Plan for :func:`kernels.lazy_events.run_lazy_dp_ts_events_shard` (``engine="events"``)
+    or :func:`kernels.thompson.run_lazy_dp_ts_shard` (``engine="per-round"``)."""
 
     c_shift: float
     noise_scale: float
     log_factor: float
+    engine: str = "events"
     shard_runs: int = 1
     stages: list = field(default_factory=list)
     privacy: dict = None
 
     def run_shard(self, rng, shard, rec=None):
         """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""
-        thompson.run_lazy_dp_ts_shard(rng, shard, self.c_shift, self.noise_scale, self.log_factor,
-                                      rec)
+        LAZY_ENGINES[self.engine][0](rng, shard, self.c_shift, self.noise_scale, self.log_factor,
+                                  rec)
 
 
 @dataclass(kw_only=True)
@@ -264,13 +278,17 @@ def plan_lazy_dp_ts(params, arms, horizon):
     eps = _epsilon(params)
     log2 = bool(params.get("log2", False))
     k = lazy_dp_ts_constants(eps, log2)
-    stages = [dict(shift="3 LOG(t) / (ε O)", log="log2" if log2 else "ln",
+    engine = params.get("engine", "events")
+    if engine not in LAZY_ENGINES:
+        raise ValueError(f"engine must be one of {tuple(LAZY_ENGINES)}, got {engine!r}")
+    shard_runs = LAZY_ENGINES[engine][1](horizon)
+    stages = [dict(engine=engine, shift="3 LOG(t) / (ε O)", log="log2" if log2 else "ln",
                    chunks="O = 1 (initial pull), 2, 4, 8, ... fresh rewards per arm",
                    noise="Lap(1/ε) on each chunk sum", posterior="Beta(m̄ O + 1, (1 − m̄) O + 1)")]
     privacy = laplace_claim(eps, "Hu & Hegde, UAI 2022, Theorem 3",
                             "each chunk's reward sum (chunks are disjoint)", k["noise_scale"])
     return LazyDpTsPlan(c_shift=k["c_shift"], noise_scale=k["noise_scale"],
-                        log_factor=k["log_factor"], shard_runs=per_round_shard_runs(horizon),
+                        log_factor=k["log_factor"], engine=engine, shard_runs=shard_runs,
                         stages=stages, privacy=privacy)
 
 
@@ -333,6 +351,11 @@ ALPHA_RATIO = Param("alpha", 2.0, lo=1.0, unit="ratio",
 GRID = Param("grid", False, boolean=True, help="per-arm episode grid ⌈α^k⌉ instead of ⌈αN⌉")
 
 
+LAZY_ENGINE = Param("engine", "events", choices=tuple(LAZY_ENGINES), unit="engine",
+                    help="Lazy-DP-TS engine, equal in law: events (skips the rounds the leader "
+                         "must win) or per-round (the reference)")
+
+
 def _log2(default):
     return Param("log2", default, boolean=True, help="LOG = log₂ (true) or ln (false)")
 
@@ -366,7 +389,7 @@ ALGORITHMS = (
              (EPSILON, ALPHA_RATIO, GRID), plan_dp_imed, BERNOULLI_ONLY, provisional=True,
              family="ucb", index=indices.dp_imed_index),
     _declare("lazy-dp-ts", "Lazy-DP-TS: Thompson sampling on Laplace means of chunks of 2^r "
-             "fresh rewards", f"{HU_HEGDE}, Algorithm 2", (EPSILON, _log2(False)),
+             "fresh rewards", f"{HU_HEGDE}, Algorithm 2", (EPSILON, _log2(False), LAZY_ENGINE),
              plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts",
              participation=laplace_participation("its arm's chunk sum (or the arm's first "
                                                  "pull, released alone)")),

@@ -6,9 +6,9 @@ which Numba resolves while compiling (a ``None`` argument has its own type),
 so the production specialisation is the plain draw — the same machine code
 and the same random stream as without this module. The primitives are
 inlined (``inline="always"``) into the engines, so for ``None`` nothing is
-left of them but the draw or the value; :func:`rsum`, whose draw is a call
-that takes the generator, is resolved by the type of ``rec`` while typing
-(:func:`_by_rec`) to that bare call. These are the only branches on
+left of them but the draw or the value; :func:`rsum`, :func:`rencoded` and
+:func:`rbits`, whose draw is a call that takes the generator, are resolved
+by the type of ``rec`` while typing (:func:`_by_rec`) to that bare call. These are the only branches on
 ``rec``: the engines call the primitives unconditionally, so production
 and recording run one code path (``tests/test_one_code_path.py``). The
 whole-run privacy audit (:mod:`bandsim.privacy.wholerun`) passes a
@@ -229,15 +229,8 @@ def rbernoulli(rng, rec, run, t0, arm, mu):
     return 1.0 - x if rec.mirror else x
 
 
-@jit_inline
-def rencoded(rng, rec, run, t0, arm, rcode, rpar, n, g):
-    """:func:`kernels.rewards.encoded_sum` Σ x̂_i of a block (int64, encoded units).
-
-    The changed user's reward is encoded by :func:`kernels.rewards.encode`
-    (the randomized rounding every user runs).
-    """
-    if rec is None:
-        return encoded_sum(rng, rcode, rpar, n, g)
+@jit
+def _rencoded_record(rng, rec, run, t0, arm, rcode, rpar, n, g):
     mine = _block(rec, run, t0, arm, n)
     m = n - 1 if mine else n
     x = encoded_sum(rng, rcode, rpar, m, g)
@@ -246,18 +239,41 @@ def rencoded(rng, rec, run, t0, arm, rcode, rpar, n, g):
     return x + encode(rng, rec.y, g) if mine else x
 
 
-@jit_inline
-def rbits(rng, rec, run, t0, arm, rcode, rpar, n):
-    """:func:`kernels.rewards.binary_batch_sum`: ones among a block's binarized rewards
-    (int64); the changed user's bit is Bernoulli(``rec.y``)."""
+def _rencoded(rng, rec, run, t0, arm, rcode, rpar, n, g):
+    """:func:`kernels.rewards.encoded_sum` Σ x̂_i of a block (int64, encoded units).
+
+    The changed user's reward is encoded by :func:`kernels.rewards.encode`
+    (the randomized rounding every user runs). With ``rec`` None it compiles
+    to the bare call (:func:`_by_rec`).
+    """
     if rec is None:
-        return binary_batch_sum(rng, rcode, rpar, n)
+        return encoded_sum(rng, rcode, rpar, n, g)
+    return _rencoded_record(rng, rec, run, t0, arm, rcode, rpar, n, g)
+
+
+rencoded = _by_rec(_rencoded, encoded_sum, (0, 5, 6, 7, 8), _rencoded_record)
+
+
+@jit
+def _rbits_record(rng, rec, run, t0, arm, rcode, rpar, n):
     mine = _block(rec, run, t0, arm, n)
     m = n - 1 if mine else n
     k = binary_batch_sum(rng, rcode, rpar, m)
     if rec.mirror:
         k = m - k
     return k + (1 if rng.random() < rec.y else 0) if mine else k
+
+
+def _rbits(rng, rec, run, t0, arm, rcode, rpar, n):
+    """:func:`kernels.rewards.binary_batch_sum`: ones among a block's binarized rewards
+    (int64); the changed user's bit is Bernoulli(``rec.y``). With ``rec`` None it
+    compiles to the bare call (:func:`_by_rec`)."""
+    if rec is None:
+        return binary_batch_sum(rng, rcode, rpar, n)
+    return _rbits_record(rng, rec, run, t0, arm, rcode, rpar, n)
+
+
+rbits = _by_rec(_rbits, binary_batch_sum, (0, 5, 6, 7), _rbits_record)
 
 
 @jit_inline

@@ -170,7 +170,7 @@ def _by_rec(python, production, picks, recording):
     sig = utils.pysignature(python)  # the call folds its arguments by typer's signature
     params = list(sig.parameters.values())
     typer.__signature__ = sig.replace(parameters=[params[0].replace(name="typingctx")] + params)
-    prim = intrinsic(typer)
+    prim = intrinsic(prefer_literal=True)(typer)  # a constant n stays literal, as in a direct call
     prim.__wrapped__ = python
     prim.rebound = lambda f: _by_rec(python, f(production), picks, f(recording))
     return prim

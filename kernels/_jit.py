@@ -137,9 +137,12 @@ def rebind(kernel, replacements, _memo=None):
             new = replacements[name]
         else:
             obj = py.__globals__.get(name)
-            if not isinstance(obj, CPUDispatcher) or obj is kernel:
+            if hasattr(obj, "rebound"):  # a record primitive: rebind what it calls
+                new = _rebind_primitive(obj, replacements, memo)
+            elif not isinstance(obj, CPUDispatcher) or obj is kernel:
                 continue
-            new = rebind(obj, replacements, memo)
+            else:
+                new = rebind(obj, replacements, memo)
             if new is obj:
                 continue
         if new_globals is None:
@@ -156,4 +159,24 @@ def rebind(kernel, replacements, _memo=None):
     options.pop("nopython", None)
     out = numba.njit(**options)(fn)
     memo[id(kernel)] = out
+    return out
+
+
+def _rebind_primitive(prim, replacements, memo):
+    """A record primitive (:func:`kernels.record._by_rec`) over its callees rebound
+    (a replaced callee named as in the primitive's Python source), or ``prim``."""
+    if id(prim) in memo:
+        return memo[id(prim)]
+    names = prim.__wrapped__.__code__.co_names
+    changed = []
+
+    def swap(disp):
+        new = next((replacements[n] for n in names if n in replacements
+                    and prim.__wrapped__.__globals__.get(n) is disp), None)
+        new = rebind(disp, replacements, memo) if new is None else new
+        changed.append(new is not disp)
+        return new
+
+    out = prim.rebound(swap)
+    memo[id(prim)] = out = out if any(changed) else prim
     return out

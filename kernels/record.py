@@ -6,7 +6,9 @@ which Numba resolves while compiling (a ``None`` argument has its own type),
 so the production specialisation is the plain draw — the same machine code
 and the same random stream as without this module. The primitives are
 inlined (``inline="always"``) into the engines, so for ``None`` nothing is
-left of them but the draw or the value. These are the only branches on
+left of them but the draw or the value; :func:`rsum`, :func:`rencoded` and
+:func:`rbits`, whose draw is a call that takes the generator, are resolved
+by the type of ``rec`` while typing (:func:`_by_rec`) to that bare call. These are the only branches on
 ``rec``: the engines call the primitives unconditionally, so production
 and recording run one code path (``tests/test_one_code_path.py``). The
 whole-run privacy audit (:mod:`bandsim.privacy.wholerun`) passes a
@@ -44,6 +46,8 @@ releases frozen.
 from typing import NamedTuple
 
 import numpy as np
+from numba.core import config, types, utils
+from numba.extending import intrinsic
 
 from ._jit import jit, jit_inline
 from .codes import LAW_EXACT, REPLAY
@@ -112,21 +116,90 @@ def _block(rec, run, t0, arm, n):
     return b == rec.block and n >= 1
 
 
-@jit_inline
-def rsum(rng, rec, run, t0, arm, rcode, rpar, n):
-    """:func:`kernels.rewards.batch_sum` of the pulls t0 + 1 … t0 + n of ``arm`` (float64).
+def _by_rec(python, production, picks, recording):
+    """The record primitive ``python(rng, rec, …)`` as Numba compiles it: a direct call.
 
-    With a recorder: the block is logged, and if it is the changed user's
-    block, n − 1 rewards are drawn and ``rec.y`` is added.
+    With ``rec`` None (type ``none``, or an omitted ``None``), a call of the
+    primitive compiles to a call of ``production`` on the arguments at
+    positions ``picks`` — the very call the engine made before the recording
+    mode, argument values handed on as they are; otherwise to a call of
+    ``recording`` on all the arguments. An inlined primitive (``inline =
+    "always"``) would copy ``rng`` into a variable of its own, and Numba
+    guards such a copy with a reference-count increment and decrement
+    around any call that can raise: two atomic operations per batch, which
+    cost the SVT engine 5 to 13 %. The choice is made once, while typing,
+    from the type of ``rec``: the one branch on it, as in the inlined
+    primitives. With ``NUMBA_DISABLE_JIT=1`` it is ``python`` itself.
+
+    Parameters
+    ----------
+    python : function
+        The primitive in Python (docstring and the pure-Python mode): ``if
+        rec is None: return production(…)`` else ``return recording(…)``.
+    production, recording : numba dispatcher
+    picks : tuple of int
+        Positions of ``production``'s arguments among the primitive's.
+
+    Returns
+    -------
+    numba intrinsic, or ``python``
+        Its ``rebound(f)`` is the same primitive over ``f(production)`` and
+        ``f(recording)`` (:func:`kernels._jit.rebind` reaches through it).
     """
-    if rec is None:
-        return batch_sum(rng, rcode, rpar, n)
+    if config.DISABLE_JIT:
+        return python
+
+    def typer(typingctx, *argtys):
+        rec = argtys[1]
+        none = isinstance(rec, types.NoneType) or (isinstance(rec, types.Omitted)
+                                                   and rec.value is None)
+        disp, pos = (production, picks) if none else (recording, tuple(range(len(argtys))))
+        fty = types.Dispatcher(disp)
+        tys = tuple(argtys[i] for i in pos)
+        sig = fty.get_call_type(typingctx, tys, {})
+
+        def codegen(context, builder, signature, args):
+            vals = [context.cast(builder, args[i], argtys[i], to)
+                    for i, to in zip(pos, sig.args)]
+            return context.get_function(fty, sig)(builder, vals)
+
+        return sig.return_type(*argtys), codegen
+
+    typer.__name__ = python.__name__
+    typer.__doc__ = python.__doc__
+    sig = utils.pysignature(python)  # the call folds its arguments by typer's signature
+    params = list(sig.parameters.values())
+    typer.__signature__ = sig.replace(parameters=[params[0].replace(name="typingctx")] + params)
+    prim = intrinsic(prefer_literal=True)(typer)  # a constant n stays literal, as in a direct call
+    prim.__wrapped__ = python
+    prim.rebound = lambda f: _by_rec(python, f(production), picks, f(recording))
+    return prim
+
+
+@jit
+def _rsum_record(rng, rec, run, t0, arm, rcode, rpar, n):
     mine = _block(rec, run, t0, arm, n)
     m = n - 1 if mine else n
     s = batch_sum(rng, rcode, rpar, m)
     if rec.mirror:
         s = m - s
     return s + rec.y if mine else s
+
+
+def _rsum(rng, rec, run, t0, arm, rcode, rpar, n):
+    """:func:`kernels.rewards.batch_sum` of the pulls t0 + 1 … t0 + n of ``arm`` (float64).
+
+    With a recorder: the block is logged, and if it is the changed user's
+    block, n − 1 rewards are drawn and ``rec.y`` is added. With ``rec`` None
+    it compiles to the bare call ``batch_sum(rng, rcode, rpar, n)``
+    (:func:`_by_rec`).
+    """
+    if rec is None:
+        return batch_sum(rng, rcode, rpar, n)
+    return _rsum_record(rng, rec, run, t0, arm, rcode, rpar, n)
+
+
+rsum = _by_rec(_rsum, batch_sum, (0, 5, 6, 7), _rsum_record)
 
 
 @jit_inline
@@ -156,15 +229,8 @@ def rbernoulli(rng, rec, run, t0, arm, mu):
     return 1.0 - x if rec.mirror else x
 
 
-@jit_inline
-def rencoded(rng, rec, run, t0, arm, rcode, rpar, n, g):
-    """:func:`kernels.rewards.encoded_sum` Σ x̂_i of a block (int64, encoded units).
-
-    The changed user's reward is encoded by :func:`kernels.rewards.encode`
-    (the randomized rounding every user runs).
-    """
-    if rec is None:
-        return encoded_sum(rng, rcode, rpar, n, g)
+@jit
+def _rencoded_record(rng, rec, run, t0, arm, rcode, rpar, n, g):
     mine = _block(rec, run, t0, arm, n)
     m = n - 1 if mine else n
     x = encoded_sum(rng, rcode, rpar, m, g)
@@ -173,18 +239,41 @@ def rencoded(rng, rec, run, t0, arm, rcode, rpar, n, g):
     return x + encode(rng, rec.y, g) if mine else x
 
 
-@jit_inline
-def rbits(rng, rec, run, t0, arm, rcode, rpar, n):
-    """:func:`kernels.rewards.binary_batch_sum`: ones among a block's binarized rewards
-    (int64); the changed user's bit is Bernoulli(``rec.y``)."""
+def _rencoded(rng, rec, run, t0, arm, rcode, rpar, n, g):
+    """:func:`kernels.rewards.encoded_sum` Σ x̂_i of a block (int64, encoded units).
+
+    The changed user's reward is encoded by :func:`kernels.rewards.encode`
+    (the randomized rounding every user runs). With ``rec`` None it compiles
+    to the bare call (:func:`_by_rec`).
+    """
     if rec is None:
-        return binary_batch_sum(rng, rcode, rpar, n)
+        return encoded_sum(rng, rcode, rpar, n, g)
+    return _rencoded_record(rng, rec, run, t0, arm, rcode, rpar, n, g)
+
+
+rencoded = _by_rec(_rencoded, encoded_sum, (0, 5, 6, 7, 8), _rencoded_record)
+
+
+@jit
+def _rbits_record(rng, rec, run, t0, arm, rcode, rpar, n):
     mine = _block(rec, run, t0, arm, n)
     m = n - 1 if mine else n
     k = binary_batch_sum(rng, rcode, rpar, m)
     if rec.mirror:
         k = m - k
     return k + (1 if rng.random() < rec.y else 0) if mine else k
+
+
+def _rbits(rng, rec, run, t0, arm, rcode, rpar, n):
+    """:func:`kernels.rewards.binary_batch_sum`: ones among a block's binarized rewards
+    (int64); the changed user's bit is Bernoulli(``rec.y``). With ``rec`` None it
+    compiles to the bare call (:func:`_by_rec`)."""
+    if rec is None:
+        return binary_batch_sum(rng, rcode, rpar, n)
+    return _rbits_record(rng, rec, run, t0, arm, rcode, rpar, n)
+
+
+rbits = _by_rec(_rbits, binary_batch_sum, (0, 5, 6, 7), _rbits_record)
 
 
 @jit_inline

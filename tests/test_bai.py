@@ -106,6 +106,8 @@ def test_parquet_round_trip(tmp_path):
     res.to_parquet(tmp_path / "r.parquet")
     back = BAIResult.from_parquet(tmp_path / "r.parquet")
     assert back == res
+    assert simulate_bai("se-bai", instance="C3", arms=5, delta=0.01, runs=70, seed=9,
+                        threads=1) == res  # bit-identical for any number of threads
     assert list(back.to_pandas().columns) == ["run", "tau", "recommended", "correct", "stopped"]
 
 
@@ -122,3 +124,27 @@ def test_bad_input_is_one_line(kw, field):
 def test_unknown_algorithm_names_the_known_ones():
     with pytest.raises(ConfigError, match="dp-se-bai"):
         declarations.get("adap-tt")
+
+
+def test_cli_prints_the_table_and_writes_parquet(tmp_path, capsys):
+    from bandsim.cli import main
+
+    out = tmp_path / "b.parquet"
+    assert main(["bai", "dp-se-bai", "--instance", "C3", "--epsilon", "1", "--delta", "0.01",
+                 "--runs", "20", "--seed", "1", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "dp-se-bai" in text and "E[τ]/bound" in text and "163" in text
+    assert BAIResult.from_parquet(out).runs == 20
+
+
+@pytest.mark.parametrize("argv", [["dp-se-bai", "--instance", "C1", "--epsilon", "1",
+                                   "--delta", "1.5"],
+                                  ["se-bai", "--instance", "C1", "--epsilon", "1",
+                                   "--delta", "0.01"],
+                                  ["dp-se-bai", "--instance", "C1", "--delta", "0.01"]])
+def test_cli_bad_input_is_one_line_exit_2(argv, capsys):
+    from bandsim.cli import main
+
+    assert main(["bai", *argv, "--runs", "2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and "\n" not in err

@@ -8,6 +8,7 @@ so results are bit-identical for any number of threads.
 import os
 import secrets
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -19,8 +20,10 @@ from . import bounds, declarations
 from .result import BAIResult
 
 
-def simulate_bai(algorithm, *, instance=None, arms=None, means=None, budget=10**8, runs=1000,
-                 seed=None, threads=None, **params):
+def simulate_bai(algorithm: str, *, instance: str | None = None, arms: int | None = None,
+                 means: Sequence[float] | None = None, budget: int = 10**8, runs: int = 1000,
+                 seed: int | None = None, threads: int | None = None,
+                 **params: Any) -> BAIResult:
     """Simulate ``runs`` independent fixed-confidence identification runs.
 
     Parameters

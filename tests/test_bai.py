@@ -148,3 +148,23 @@ def test_cli_bad_input_is_one_line_exit_2(argv, capsys):
     assert main(["bai", *argv, "--runs", "2"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and "\n" not in err
+
+
+def test_every_epoch_mean_is_released_through_the_recorded_primitive():
+    # one recorded run: one Laplace release of scale 1/ε per active arm per epoch, on the
+    # epoch sum of ⌊R_e⌋ rewards; the engine's τ is the pulls of the recorded blocks
+    from bandsim.kernels import codes, record
+
+    eps, delta = 0.5, 0.01
+    plan = declarations.get("dp-se-bai").plan(dict(epsilon=eps, delta=delta), 5, 10**7)
+    rec = record.recorder(codes.RECORD, 200)
+    rpar = np.array(C3)[None, :, None].copy()
+    tau, arm, stopped = np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.bool_)
+    plan.run_shard(np.random.default_rng(0), 0, rpar, tau, arm, stopped, rec)
+    n_rel = int(rec.counts[1])
+    rel, val = rec.rel[:n_rel], rec.val[:n_rel]
+    assert stopped[0] and n_rel >= 5
+    assert (rel[:, record.REL_LAW] == codes.LAW_LAPLACE).all()
+    assert np.allclose(val[:, record.VAL_SCALE], 1 / eps)
+    assert rel[:n_rel, record.REL_N].sum() == tau[0]
+    assert rel[0, record.REL_N] == plan.stages[0]["n"] == math.floor(plan.stages[0]["R_e"])

@@ -179,3 +179,12 @@ def test_every_epoch_mean_is_released_through_the_recorded_primitive():
     assert np.allclose(val[:, record.VAL_SCALE], 1 / eps)
     assert rel[:n_rel, record.REL_N].sum() == tau[0]
     assert rel[0, record.REL_N] == plan.stages[0]["n"] == math.floor(plan.stages[0]["R_e"])
+
+
+@pytest.mark.parametrize("name", sorted(declarations.ALGORITHMS))
+def test_declarations_pass_the_registry_validation(name):
+    from bandsim import registry, validation
+
+    validation.check(declarations.get(name), registry.mechanisms(),
+                     kernel_keys=registry.KERNEL_KEYS, reward_models=registry.REWARD_MODELS,
+                     costs=registry.COSTS, compile_hooks=False)

@@ -71,6 +71,8 @@ def simulate_bai(algorithm: str, *, instance: str | None = None, arms: int | Non
         raise ConfigError("means", list(means), "give either explicit means or an instance")
     if arms is not None:
         arms = check_int("arms", arms, 2, MAX_ARMS)
+    if instance is None and means is None:
+        raise ConfigError("instance", None, "give one of C1, C2, C3, C4 or explicit means")
     if instance is not None and instance not in ("C1", "C2", "C3", "C4"):
         raise ConfigError("instance", instance, "must be one of C1, C2, C3, C4 (or give means)")
     inst = make_instance(instance, arms, 1, "bernoulli", means=means)

@@ -71,13 +71,14 @@ def summary_table(s):
     mean = f"{s['tau_mean']:,.0f} ± {s['tau_ci95']:,.0f}" if s["stopped"] else "-"
     if cens:
         mean += f" (≥ {s['tau_mean_lower']:,.0f} over all)"
-    ratio = f"{'≥ ' if cens else ''}{s['ratio']:.3g}"
+    ratio = f"{'≥ ' if cens else ''}{s['ratio']:.3g}" if s["ratio"] == s["ratio"] else "-"
+    bound = f"{s['lower_bound']:,.0f}" if s["lower_bound"] == s["lower_bound"] else "- (δ ≥ 1/3)"
     med = "-" if s["tau_median"] != s["tau_median"] else f"{s['tau_median']:,.0f}"
     eps = "-" if s["epsilon"] is None else f"{s['epsilon']:g}"
     t.add_row(plain(s["algorithm"]), plain(s["instance"]), eps, f"{s['delta']:g}",
               f"{s['runs']:,}", f"{cens:,}", mean, med, f"{s['errors']}/{s['stopped']}",
               f"[{s['error_ci95'][0]:.3g}, {s['error_ci95'][1]:.3g}]" if s["stopped"] else "-",
-              f"{s['lower_bound']:,.0f}", ratio, f"{s['seconds']:.2f}")
+              bound, ratio, f"{s['seconds']:.2f}")
     if cens:
         t.caption = (f"{cens} run(s) not stopped by T_max = {s['budget']:,}: excluded from the "
                      "mean, counted as +∞ in the median; '≥' uses min(τ, T_max) over all runs")

@@ -32,6 +32,7 @@ from . import algorithms as _algorithms  # noqa: E402,F401
 
 _registry.seal_builtins()
 
+from .bai import BAIResult, simulate_bai  # noqa: E402  (fixed-confidence best-arm identification)
 from .studies.sweep import sweep as _sweep  # noqa: E402
 from .studies.tables import load as _load  # noqa: E402
 
@@ -69,5 +70,5 @@ def load(directory: str | os.PathLike, *, level: str = "job",
     return _load(directory, level=level, allow_missing=allow_missing)
 
 
-__all__ = ["Algorithm", "ConfigError", "Derived", "Mechanism", "Param", "Result", "load",
-           "register", "simulate", "sweep", "__version__"]
+__all__ = ["Algorithm", "BAIResult", "ConfigError", "Derived", "Mechanism", "Param", "Result",
+           "load", "register", "simulate", "simulate_bai", "sweep", "__version__"]

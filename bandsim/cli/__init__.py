@@ -19,7 +19,7 @@ from ..atomic import failure_text
 from ..errors import ConfigError, check_numba_environment
 from ..studies import reproduce as _reproduce, sweep as _sweep
 from ..studies.store import StudyFailed
-from . import audit, instances, listing, plugin, results, run, studies, suite
+from . import audit, bai, instances, listing, plugin, results, run, studies, suite
 from .common import Parser, plain, wide_console
 
 
@@ -46,6 +46,7 @@ def build_parser():
     audit.add_parser(sub)
     suite.add_parser(sub)
     plugin.add_parser(sub)
+    bai.add_parser(sub)
     results.add_parsers(sub)  # results, plot; --overwrite, --dpi, --xscale on studies
     describe(sub)
     return parser
@@ -55,7 +56,7 @@ def _descriptions():
     """Command → the module docstring that describes it (shown by ``--help``)."""
     return {"list": listing.__doc__, "run": run.__doc__, "reproduce": _reproduce.__doc__,
             "sweep": _sweep.__doc__, "instances": instances.__doc__, "audit": audit.__doc__,
-            "suite": suite.__doc__, "plugin": plugin.__doc__, "results": _wrap(results.PLOT_HELP["results"]),
+            "suite": suite.__doc__, "bai": bai.__doc__, "plugin": plugin.__doc__, "results": _wrap(results.PLOT_HELP["results"]),
             "plot": _wrap(results.PLOT_HELP["plot"])}
 
 
@@ -80,7 +81,7 @@ def describe(sub):
 COMMANDS = {"list": listing.cmd_list,
             "run": run.cmd_run, "reproduce": studies.cmd_reproduce, "sweep": studies.cmd_sweep,
             "instances": instances.cmd_instances, "audit": audit.cmd_audit,
-            "suite": suite.cmd_suite, "plugin": plugin.cmd_plugin, **results.DISPATCH}
+            "suite": suite.cmd_suite, "bai": bai.cmd_bai, "plugin": plugin.cmd_plugin, **results.DISPATCH}
 
 
 #: How a write error on standard output names it.

@@ -32,6 +32,8 @@ def _describe(obj):
     if isinstance(obj, types.ModuleType):
         return "module " + obj.__name__
     py = getattr(obj, "py_func", None)
+    if py is None and type(obj).__module__.startswith("numba"):  # a primitive typed by rec's type
+        py = getattr(obj, "__wrapped__", None)                   # (kernels.record._by_rec)
     if py is not None:
         return "njit " + str(inspect.signature(py))
     if isinstance(obj, type):

@@ -11,7 +11,9 @@ For one algorithm (its real engine, in the recording specialisation of
    (:data:`CHANGES`: 0 → 1, 1 → 0 and the fractional 0 → 0.99), the run on
    D (reward y0) is recorded and replayed on D' (reward y1) with every
    release frozen to its recorded value, and the reference run is replayed
-   on its *mirror* (every other reward x → 1 − x, the same draws);
+   on far datasets made of the same draws — its *mirror* (every other reward
+   x → 1 − x) and datasets that move every arm gap and ordering
+   (:mod:`bandsim.wholerun.transforms`);
 3. four deterministic checks:
 
    (a) **decisions** — the replays take every decision of the recorded runs
@@ -82,6 +84,7 @@ from .many import many_run
 from .noise import laplace_noise
 from .report import WholeRunReport
 from .samplers import audit_samplers, untrusted
+from .transforms import far_replays
 
 #: One user's reward in D and in D': 0 ↔ 1 both ways and a fractional change.
 CHANGES = ((0.0, 1.0), (1.0, 0.0), (0.0, 0.99))
@@ -528,8 +531,7 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0, work=W
     a.scales(ref)
     a.ranges(ref)
     a.failures.extend(laplace_noise(ref))
-    mirror = a.play(mode=codes.REPLAY, frozen=ref.values, mirror=True)
-    a.same_decisions(ref, mirror, "on the mirrored dataset (every reward x → 1 − x)")
+    far_replays(a, ref)  # the mirror and datasets that move every gap and ordering
     if "gaussian" in algo.rewards:
         g = a.play(means=GAUSSIAN_MEANS, rewards="gaussian", sigma=GAUSSIAN_SIGMA)
         a.ranges(g)

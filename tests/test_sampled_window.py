@@ -56,3 +56,21 @@ def test_a_decoding_window_computed_from_the_true_sum_fails_the_sampled_audit(mo
     rep = _report()
     assert rep.code == 1, rep.verdict()
     assert any(c.path == "batched" and c.p_value < 1e-6 for c in rep.checks), rep.checks
+
+
+def test_the_same_analyzer_fails_the_whole_run_law_check(monkeypatch):
+    """Check (g) recomputes (g, τ, m) from the declaration and reads each recorded output
+    in the declared window given the recorded Σ x̂: a moved output is impossible."""
+    from bandsim.kernels import elimination
+    from bandsim.plancache import make_plan
+    from bandsim.wholerun import checks as C
+    from bandsim.wholerun.many import many_run
+
+    monkeypatch.setattr(elimination, "run_shard", rebind(
+        elimination.run_shard, {"batched_output": _window_from_the_true_sum}))
+    algo = registry.get_algorithm("dist-dp-se")
+    params = algo.resolve(C.audit_params(algo), 10**5)
+    a = C._Audit(algo, params, 10**5, C.MEANS, 0, make_plan(algo, params, 3, 10**5))
+    tests, _, _ = many_run(a, [C.MEANS], work=30_000)
+    assert any(f.startswith("(g) law") and "impossible" in f for f in tests.failures()), \
+        tests.failures()

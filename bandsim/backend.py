@@ -155,7 +155,8 @@ release(rec, run, t, arm, n, law, tag, true, scale, value) -> float
     (compiled away), logged in a :class:`Recorder` otherwise and frozen in a
     replay. Route every noisy statistic through it so that a whole-run audit
     can record and replay the loop. ``law`` is a ``LAW_*`` code.
-Recorder, recorder(mode, capacity, block=-1, y=0.0, seed=0, frozen=None, blocks=None, mirror=False)
+Recorder, recorder(mode, capacity, block=-1, y=0.0, seed=0, frozen=None, blocks=None,
+         mirror=False, shift=None, gain=None)
     The log (NamedTuple of arrays) and its Python-side constructor; ``mode``
     is ``RECORD`` or ``REPLAY``.
 LAW_EXACT, LAW_LAPLACE, LAW_SVT_THRESHOLD, LAW_SVT_QUERY, LAW_BATCH, RECORD, REPLAY : int

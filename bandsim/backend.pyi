@@ -19,7 +19,8 @@ class Recorder(NamedTuple):
     mode: np.int64
     block: np.int64
     y: np.float64
-    mirror: bool
+    shift: _FloatArray
+    gain: _FloatArray
     rng: _Generator
     counts: _IntArray
     blk: _IntArray
@@ -110,7 +111,8 @@ def release(rec: Recorder | None, run: int, t: int, arm: int, n: int, law: int, 
             true: float, scale: float, value: float) -> float: ...
 def recorder(mode: int, capacity: int, block: int = -1, y: float = 0.0, seed: int = 0,
              frozen: _FloatArray | None = None, blocks: int | None = None,
-             mirror: bool = False) -> Recorder: ...
+             mirror: bool = False, shift: _FloatArray | None = None,
+             gain: _FloatArray | None = None) -> Recorder: ...
 
 BERNOULLI: int
 CLIPPED_GAUSSIAN: int

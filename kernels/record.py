@@ -20,10 +20,13 @@ same engine source that
 * sets the reward of **one user**: in block ``rec.block`` one of the ``n``
   rewards is ``rec.y`` and the other ``n − 1`` are drawn as usual (the
   neighbouring datasets D and D' differ only in ``rec.y``);
-* with ``rec.mirror``, mirrors every other reward, x → 1 − x (the same
-  draws, so the random stream stays aligned): a replay on this far dataset
-  with frozen releases must still take every decision of the recorded run —
-  control flow that reads anything but releases shows up there;
+* maps every other reward of arm a by x → ``rec.shift[a] + rec.gain[a]·x``
+  (entries cycling over the arms; identity 0, 1), after the same draws, so
+  the random stream stays aligned: the mirror x → 1 − x (1, −1), an arm's
+  rewards set to a constant c (c, 0), arms' orderings and gaps reversed or
+  flattened. A replay on such a far dataset with frozen releases must still
+  take every decision of the recorded run — control flow that reads
+  anything but releases shows up there;
 * logs every **release** — the statistic before noise, the law and scale the
   kernel used, the released value — and, in a ``REPLAY``, returns the value
   recorded in the ``RECORD`` run instead of the fresh one (the releases are
@@ -74,8 +77,9 @@ class Recorder(NamedTuple):
         Index of the block holding the changed user (−1: no user is set).
     y : float64
         That user's reward in this run, in [0, 1].
-    mirror : bool
-        Mirror every other reward, x → 1 − x.
+    shift, gain : float64 (L,)
+        Every other reward of arm a is mapped x → shift[a % L] + gain[a % L]·x
+        (sums of m rewards: m·shift + gain·Σx; encoded: rounded).
     rng : numpy.random.Generator
         The generator of data-dependent release hooks.
     counts : int64 (2,)
@@ -94,7 +98,8 @@ class Recorder(NamedTuple):
     mode: np.int64
     block: np.int64
     y: np.float64
-    mirror: bool
+    shift: np.ndarray
+    gain: np.ndarray
     rng: object
     counts: np.ndarray
     blk: np.ndarray
@@ -181,8 +186,8 @@ def _rsum_record(rng, rec, run, t0, arm, rcode, rpar, n):
     mine = _block(rec, run, t0, arm, n)
     m = n - 1 if mine else n
     s = batch_sum(rng, rcode, rpar, m)
-    if rec.mirror:
-        s = m - s
+    j = arm % rec.gain.shape[0]
+    s = m * rec.shift[j] + rec.gain[j] * s
     return s + rec.y if mine else s
 
 
@@ -210,7 +215,8 @@ def rdraw(rng, rec, run, t0, arm, rcode, rpar):
     if _block(rec, run, t0, arm, 1):
         return rec.y
     x = draw(rng, rcode, rpar)
-    return 1.0 - x if rec.mirror else x
+    j = arm % rec.gain.shape[0]
+    return rec.shift[j] + rec.gain[j] * x
 
 
 @jit_inline
@@ -226,7 +232,8 @@ def rbernoulli(rng, rec, run, t0, arm, mu):
     if _block(rec, run, t0, arm, 1):
         return rec.y
     x = 1.0 if rng.random() < mu else 0.0
-    return 1.0 - x if rec.mirror else x
+    j = arm % rec.gain.shape[0]
+    return rec.shift[j] + rec.gain[j] * x
 
 
 @jit
@@ -234,8 +241,8 @@ def _rencoded_record(rng, rec, run, t0, arm, rcode, rpar, n, g):
     mine = _block(rec, run, t0, arm, n)
     m = n - 1 if mine else n
     x = encoded_sum(rng, rcode, rpar, m, g)
-    if rec.mirror:
-        x = m * g - x
+    j = arm % rec.gain.shape[0]
+    x = np.int64(np.rint(m * g * rec.shift[j] + rec.gain[j] * x))
     return x + encode(rng, rec.y, g) if mine else x
 
 
@@ -259,8 +266,8 @@ def _rbits_record(rng, rec, run, t0, arm, rcode, rpar, n):
     mine = _block(rec, run, t0, arm, n)
     m = n - 1 if mine else n
     k = binary_batch_sum(rng, rcode, rpar, m)
-    if rec.mirror:
-        k = m - k
+    j = arm % rec.gain.shape[0]
+    k = np.int64(np.rint(m * rec.shift[j] + rec.gain[j] * k))
     return k + (1 if rng.random() < rec.y else 0) if mine else k
 
 
@@ -328,7 +335,8 @@ def hook_rng(rng, rec):
 
 def recorder(mode: int, capacity: int, block: int = -1, y: float = 0.0, seed: int = 0,
              frozen: np.ndarray | None = None, blocks: int | None = None,
-             mirror: bool = False) -> Recorder:
+             mirror: bool = False, shift: np.ndarray | None = None,
+             gain: np.ndarray | None = None) -> Recorder:
     """A fresh :class:`Recorder` (Python side; the whole-run audit builds these).
 
     Parameters
@@ -344,7 +352,11 @@ def recorder(mode: int, capacity: int, block: int = -1, y: float = 0.0, seed: in
     seed : int
         Seed of the release hooks' own generator.
     mirror : bool
-        Mirror every reward but the changed user's, x → 1 − x.
+        Mirror every reward but the changed user's, x → 1 − x (shift 1, gain −1).
+    shift, gain : float64 (L,), optional
+        Map every reward but the changed user's, of arm a, x → shift[a % L] +
+        gain[a % L]·x (default: the mirror or the identity); keep rewards in
+        [0, 1] (shift and shift + gain in [0, 1]).
     frozen : float64 (F,), optional
         ``REPLAY``: the recorded values.
     blocks : int, optional
@@ -356,7 +368,13 @@ def recorder(mode: int, capacity: int, block: int = -1, y: float = 0.0, seed: in
         Counts at zero, logs zeroed.
     """
     blocks = capacity if blocks is None else blocks
-    return Recorder(np.int64(mode), np.int64(block), np.float64(y), bool(mirror),
+    shift = np.atleast_1d(np.asarray(
+        (1.0 if mirror else 0.0) if shift is None else shift, np.float64))
+    gain = np.atleast_1d(np.asarray((-1.0 if mirror else 1.0) if gain is None else gain,
+                                    np.float64))
+    shift, gain = np.broadcast_arrays(shift, gain)
+    return Recorder(np.int64(mode), np.int64(block), np.float64(y),
+                    np.ascontiguousarray(shift), np.ascontiguousarray(gain),
                     np.random.default_rng(seed), np.zeros(2, np.int64),
                     np.zeros((blocks, 4), np.int64), np.zeros((capacity, 7), np.int64),
                     np.zeros((capacity, 3)),

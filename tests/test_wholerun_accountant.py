@@ -117,3 +117,18 @@ def test_an_accountant_that_composes_half_the_batches_differs():
     half = compose("dp-ucb", EPS, N, B // 2, DELTA, horizon=HORIZON)
     assert _row(half, "PLD accountant").epsilon < 0.8 * pld
     assert _row(half, "basic composition").epsilon < 0.5 * basic
+
+
+def test_an_accountant_mutated_to_compose_one_batch_less_fails_the_comparison(monkeypatch):
+    """A count-off-by-one inside the accountant (B − 1 compositions of the declared
+    releases), not a smaller B asked for: the independent composition tells it."""
+    from bandsim.privacy import accountant
+
+    orig = accountant.compose_releases
+    monkeypatch.setattr(accountant, "compose_releases",
+                        lambda releases, returning, delta: orig(releases, returning - 1, delta))
+    algo = registry.get_algorithm("dp-se")
+    basic, pld = _independent_releases(algo, algo.resolve({"epsilon": EPS}, HORIZON))
+    rows = compose("dp-se", EPS, N, B, DELTA, horizon=HORIZON)
+    assert _row(rows, "basic composition").epsilon != pytest.approx(basic, rel=1e-12)
+    assert _row(rows, "PLD accountant").epsilon != pytest.approx(pld, rel=2e-3, abs=2e-3)

@@ -478,7 +478,9 @@ def to_cells(values, draws):
 
 
 def release_pairs(spec, b, draws, rng, notes, pair_cls):
-    """The sampled audit's path for a release mechanism: its own hook on k₀ and k₀ + 1."""
+    """The sampled audit's path for a release mechanism: its own hook on k₀ and k₀ + 1
+    (the worst neighbouring counts: G-tests and the ε lower bound), then at every other
+    count of :func:`sampled_counts` (G-test against the declared law at that k)."""
 
     k0, _ = worst_pair(spec, b)
     laws = [law_of(spec, b, k) for k in (k0, k0 + 1)]
@@ -497,11 +499,52 @@ def release_pairs(spec, b, draws, rng, notes, pair_cls):
     if out:
         notes.append(f"{out:,} draws outside the declared support (a FAIL by themselves)")
     labels = np.append(values, np.inf)
-    return [pair_cls("release", tuple(cells), tuple(probs), len(values) + 1, labels,
-                     (f"k = {k0}", f"k = {k0 + 1}"))]
+    out = [pair_cls("release", tuple(cells), tuple(probs), len(values) + 1, labels,
+                    (f"k = {k0}", f"k = {k0 + 1}"))]
+    more = [k for k in sampled_counts(int(b.n)) if k not in (k0, k0 + 1)]
+    each = max(MIN_COUNT_DRAWS, draws // COUNT_DRAWS_DIVISOR)
+    for k in more:  # the hook's law at every other count it can be called at
+        v, p = law_of(spec, b, k)
+        q = np.append(p, 0.0)
+        c = to_cells(v, sample(rng, b.code, int(b.n), k, fpar, np.zeros(3, np.int64), each))
+        pair = pair_cls(f"release at k = {k}", (c, c), (q, q), len(v) + 1, np.append(v, np.inf),
+                        (f"k = {k}", f"k = {k}"))
+        pair.gof_only = True
+        out.append(pair)
+    if more:
+        notes.append(f"the release hook also sampled at {len(more)} other counts k "
+                     f"({each:,} draws each): {_ranges(more)}")
+    return out
+
+
+#: Batch sizes up to which every count k = 0 … n is sampled; above, :data:`SPREAD` counts.
+ALL_COUNTS, SPREAD = 32, 16
+#: Draws at each further count: draws / divisor, at least the minimum.
+COUNT_DRAWS_DIVISOR, MIN_COUNT_DRAWS = 8, 20_000
+
+
+def sampled_counts(n):
+    """The counts k a release hook is sampled at for a batch of n users (sorted list):
+    every k ≤ n for n ≤ :data:`ALL_COUNTS`; else both ends (0, 1, 2 and n − 2, n − 1, n)
+    and :data:`SPREAD` evenly spaced between — a hook honest at the worst pair's counts
+    only is sampled where it is not."""
+    if n <= ALL_COUNTS:
+        return list(range(n + 1))
+    ends = {0, 1, 2, n - 2, n - 1, n}
+    return sorted(ends | set(np.linspace(0, n, SPREAD).round().astype(int).tolist()))
+
+
+def _ranges(ks):
+    """``0, 2–16`` for [0, 2, 3, …, 16]."""
+    parts, start = [], ks[0]
+    for a, b in zip(ks, ks[1:] + [None]):
+        if b != a + 1:
+            parts.append(f"{start}" if start == a else f"{start}–{a}")
+            start = b
+    return ", ".join(parts)
 
 
 __all__ = ["audit_points", "audit_release", "count_log_law", "law_of", "log_law_of",
-           "match_reports", "pair_log_ratio", "release_pairs", "report_epsilon", "report_probs_of",
+           "match_reports", "pair_log_ratio", "release_pairs", "report_epsilon", "report_probs_of", "sampled_counts",
            "ReportMismatch",
            "to_cells", "worst_pair"]

@@ -59,7 +59,7 @@ from .release import release_pairs
 from .sampled_shuffle import shuffle_pairs
 from . import pmf as P
 from .audit import _relaxed
-from .sampled_checks import _circle, _Pair, fractional_pairs, scale_test
+from .sampled_checks import _circle, _Pair, _window, fractional_pairs, scale_test
 from .sampled_stats import ALPHA, BETA, MIN_EXPECTED, epsilon_lower_bound, g_test  # noqa: F401
 
 #: Draws per path and neighbouring input.
@@ -212,11 +212,12 @@ def _secagg_pairs(spec, b, draws, rng, notes):
     def to_y(z):
         return np.rint(np.asarray(z) * g).astype(np.int64) % m
 
+    hi = n_view * g + tau  # the decoding window's top: outputs are tested in its space
+
     pairs = []
     batched = b._kernel("draw_batched_given")
-    ys = [to_y(batched(rng, b.code, np.full(draws, k, np.int64), n_view, fpar, ipar))
-          for k in (0, g)]
-    pairs.append(_circle(view.logp, m, 0, g, *ys, "batched", ("x̂ = 0", f"x̂ = g = {g}")))
+    zs = [batched(rng, b.code, np.full(draws, k, np.int64), n_view, fpar, ipar) for k in (0, g)]
+    pairs.append(_window(view.logp, m, g, hi, 0, g, *zs, "batched", ("x̂ = 0", f"x̂ = g = {g}")))
     work = draws * n_view * 2
     if work > WORK_BUDGET:
         notes.append(f"per-user path skipped: {draws:,} draws × {n_view:,} users × 2 inputs "
@@ -226,8 +227,9 @@ def _secagg_pairs(spec, b, draws, rng, notes):
         per_user = b._kernel("draw_per_user_given")
         xs = [np.zeros(n_view), np.zeros(n_view)]
         xs[1][0] = 1.0
-        ys = [to_y(per_user(rng, b.code, x, fpar, ipar, draws)) for x in xs]
-        pairs.append(_circle(user_view.logp, m, 0, g, *ys, "per-user",
+        zs = [per_user(rng, b.code, x, fpar, ipar, draws) for x in xs]
+        ys = [to_y(z) for z in zs]
+        pairs.append(_window(user_view.logp, m, g, hi, 0, g, *zs, "per-user",
                              ("x = (0, …, 0)", "x = (1, 0, …, 0)")))
         pairs += fractional_pairs(user_view, m, g, n_view, per_user, b.code, fpar, ipar, draws,
                                    rng, ys[0], to_y)

@@ -48,6 +48,51 @@ def _circle(view_logp, m, k0, k1, y0, y1, path, inputs):
     return _Pair(path, (cells(y0), cells(y1)), probs, m, labels, inputs)
 
 
+def _window(view_logp, m, g, hi, k0, k1, z0, z1, path, inputs):
+    """Decoded outputs z (reward units) as cells of the analyzer's output space.
+
+    The declared analyzer (Chowdhury & Zhou, ICLR 2023, Algorithm 3) decodes
+    ŷ ∈ ℤ_m to its representative in the window [hi + 1 − m, hi] (hi = n g + τ)
+    and divides by g: its outputs are the m points v/g of that window. Each
+    output is its own cell v − (hi + 1 − m) — no reduction mod m, which would
+    merge an output with its wrapped twin v ± m and erase a decoder whose window
+    moves with the data — plus one cell of expected mass 0 for an output off
+    the window or off the grid 1/g (the audit FAILs any draw there).
+
+    Parameters
+    ----------
+    view_logp : float64 (m,)
+        Log-pmf of the noise mod m (index: noise mod m).
+    m, g, hi : int
+        Modulus, precision and the window's top (encoded units).
+    k0, k1 : int
+        The two inputs' encoded sums.
+    z0, z1 : float64 (N,)
+        Outputs under each input (reward units).
+    path : str
+    inputs : tuple of str
+
+    Returns
+    -------
+    _Pair
+        ``m + 1`` cells, labelled by v (the last: ``hi + 1``, off the window).
+    """
+    lo = hi + 1 - m
+
+    def cells(z):
+        v = np.asarray(z, np.float64) * g
+        r = np.rint(v)
+        ok = (np.abs(v - r) <= 1e-6 * np.maximum(1.0, np.abs(v))) & (r >= lo) & (r <= hi)
+        return np.where(ok, r - lo, m).astype(np.int64)
+
+    p = np.exp(view_logp - view_logp.max())
+    p /= p.sum()
+    j = np.arange(m)
+    probs = tuple(np.append(p[(j + lo - k) % m], 0.0) for k in (k0, k1))
+    labels = np.arange(lo, hi + 2, dtype=np.int64)
+    return _Pair(path, (cells(z0), cells(z1)), probs, m + 1, labels, inputs)
+
+
 def scale_test(counts, probs):
     """One-parameter test of the noise scale: mean |c − c₀| of the draws against its exact value.
 

@@ -11,7 +11,9 @@ For one algorithm (its real engine, in the recording specialisation of
    (:data:`CHANGES`: 0 → 1, 1 → 0 and the fractional 0 → 0.99), the run on
    D (reward y0) is recorded and replayed on D' (reward y1) with every
    release frozen to its recorded value, and the reference run is replayed
-   on its *mirror* (every other reward x → 1 − x, the same draws);
+   on far datasets made of the same draws — its *mirror* (every other reward
+   x → 1 − x) and datasets that move every arm gap and ordering
+   (:mod:`bandsim.wholerun.transforms`);
 3. four deterministic checks:
 
    (a) **decisions** — the replays take every decision of the recorded runs
@@ -76,12 +78,14 @@ from ..kernels import record as R
 from ..params import MAX_HORIZON, REQUIRED
 from ..plancache import make_plan, memo, plan_key
 from ..privacy.participation import cases, releases_of
+from .coverage import aim, unentered
 from .driver import play
 from .laws import INCONCLUSIVE, WORK, power, power_text, sample_pulls
 from .many import many_run
 from .noise import laplace_noise
 from .report import WholeRunReport
 from .samplers import audit_samplers, untrusted
+from .transforms import far_replays
 
 #: One user's reward in D and in D': 0 ↔ 1 both ways and a fractional change.
 CHANGES = ((0.0, 1.0), (1.0, 0.0), (0.0, 0.99))
@@ -182,6 +186,7 @@ class _Audit:
         self.failures = []
         self.eps_max = math.nan
         self.seen = set()  # (law, scale) of every release some neighbour entered
+        self.seen_tags = set()  # (law, tag, scale) of the same
         self.capacity = None  # the reference run's size, once known (no re-run to grow)
         self._calib = {}
 
@@ -322,6 +327,8 @@ class _Audit:
             return
         for i, lw in zip(idx, rec.rel[idx, R.REL_LAW]):
             self.seen.add((int(lw), float(rec.val[i, R.VAL_SCALE])))
+            self.seen_tags.add((int(lw), int(rec.rel[i, R.REL_TAG]),
+                                float(rec.val[i, R.VAL_SCALE])))
             tag = int(rec.rel[i, R.REL_TAG])
             bound = tag if lw == codes.LAW_BATCH and tag > 0 else 1.0
             if abs(delta[i]) > bound * (1 + RTOL):
@@ -439,13 +446,14 @@ def recordable(algo, params, horizon, plan=None):
     return f"its {algo.engine} engine has no recording mode (its plan's run_shard takes no rec)"
 
 
-def _neighbours(a, ref, means, where, blocks=None):
+def _neighbours(a, ref, means, where, blocks=None, until=None):
     """Record and replay the neighbours of ``ref`` (check (a), (b), (d)); how many.
-    ``blocks``: these positions, with one change each, until every declared release
-    is entered (default: :func:`positions`, every change of :data:`CHANGES`)."""
+    ``blocks``: these positions, with one change each, while ``until()`` (default: the
+    declared releases not entered) is non-empty (default: :func:`positions`, every
+    change of :data:`CHANGES`)."""
     count = 0
     for b in positions(ref.blocks, a.horizon) if blocks is None else blocks:
-        if blocks is not None and not a.unexercised():
+        if blocks is not None and not (until or a.unexercised)():
             break  # every declared release entered
         for y0, y1 in CHANGES if blocks is None else CHANGES[:1]:
             what = (f"at block {b} (t0 = {int(ref.blocks[b, R.BLK_T0])}){where} from {y0:g} "
@@ -528,8 +536,7 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0, work=W
     a.scales(ref)
     a.ranges(ref)
     a.failures.extend(laplace_noise(ref))
-    mirror = a.play(mode=codes.REPLAY, frozen=ref.values, mirror=True)
-    a.same_decisions(ref, mirror, "on the mirrored dataset (every reward x → 1 − x)")
+    far_replays(a, ref)  # the mirror and datasets that move every gap and ordering
     if "gaussian" in algo.rewards:
         g = a.play(means=GAUSSIAN_MEANS, rewards="gaussian", sigma=GAUSSIAN_SIGMA)
         a.ranges(g)
@@ -547,7 +554,9 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0, work=W
             run = a.play(means=at, capacity=None) if run is None else run
             more = epoch_positions(run.blocks, taken)
             report.neighbours += _neighbours(a, run, at, where, more)
-    report.unexercised = a.unexercised()
+    for run, at, where in ((ref, means, ""), (wide, WIDE_MEANS, " on the wide instance")):
+        report.neighbours += aim(a, run, at, where, _neighbours)  # every class entered
+    report.unexercised = a.unexercised() + unentered([ref, wide], a.seen_tags)
     instances = [means] + [m for m in (WIDE_MEANS, STAGGERED_MEANS if a.declared.svt else None)
                            if m is not None and tuple(m) != tuple(means)]
     tests, missing, report.runs = many_run(a, instances, work)

@@ -57,7 +57,7 @@ class Run:
 
 def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, seed=0,
          mode=codes.RECORD, block=-1, y=0.0, frozen=None, mirror=False, checkpoints=64,
-         rng=None, plan=None, capacity=None, runs=1):
+         rng=None, plan=None, capacity=None, runs=1, shift=None, gain=None):
     """One run of ``algorithm``'s engine in its recording specialisation.
 
     Parameters
@@ -83,6 +83,10 @@ def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, s
         ``REPLAY``: the values to release (those of the recorded run).
     mirror : bool
         Mirror every other reward, x → 1 − x (the far replay of check (a)).
+    shift, gain : sequence of float, optional
+        Map every other reward of arm a, x → shift[a % L] + gain[a % L]·x (the
+        transformed replays of :mod:`bandsim.wholerun.transforms`; default the
+        mirror or the identity).
     checkpoints : int
         Checkpoints of the pseudo-regret (spread over [1, T]).
     rng : numpy.random.Generator, optional
@@ -124,7 +128,7 @@ def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, s
         pulls = np.zeros((runs, inst.arms), np.int64)
         elim = np.zeros((runs, inst.arms), np.int64)
         rec = R.recorder(mode, capacity, block=block, y=y, seed=seed, frozen=frozen,
-                         mirror=mirror)
+                         mirror=mirror, shift=shift, gain=gain)
         plan.run_shard(gen, make_shard(gaps, rcode, rpar, horizon, cps, regret, pulls, elim),
                        rec)
         nb, nr = int(rec.counts[R.N_BLOCKS]), int(rec.counts[R.N_RELEASES])

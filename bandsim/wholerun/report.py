@@ -2,7 +2,9 @@
 
 Verdicts: ``PASS``; ``FAIL`` (a check failed: one line per failure, naming
 the release or the release class and the check); ``incomplete`` (every
-check passed, but a declared release no neighbour entered, or a declared
+check passed, but a declared release no neighbour entered, a release class
+— law, tag, scale: a tree level, an epoch — the audited runs made and no
+neighbour's reward entered (:mod:`bandsim.wholerun.coverage`), or a declared
 structure no recorded run reached — e.g. a second SVT instance: nothing was
 checked of it); ``inconclusive`` (every check passed, but the budget was too
 small to detect even a halved noise scale in its best-sampled release

@@ -51,23 +51,17 @@ from ..mechanisms import SumBatch
 from ..mechanisms.families import InsideEngine
 from ..params import EPSILON, Param
 from ..privacy.audit import audit_laplace
-from ..privacy.participation import Release, cases, laplace_participation
+from ..privacy.participation import Release, cases
 from ..privacy.report import AuditReport, Row
 from ..registry import register as add
-from .base import EPISODIC_SHARD_RUNS, EpisodicPlan, laplace_claim
-from .families import EpisodicIndex, PerRoundThompson
+from .base import (EPISODIC_SHARD_RUNS, PER_ROUND_SHARD_PULLS, EpisodicPlan,  # noqa: F401
+                   SamplerPlan, laplace_claim, per_round_shard_runs)
+from .families import EpisodicIndex, PerRoundThompson, ThompsonSampler
 
-#: Work (pulls) per shard aimed at by the per-round Thompson-sampling plans.
-PER_ROUND_SHARD_PULLS = 2**22
 
 BERNOULLI_ONLY = ("bernoulli",)
 ALL_REWARDS = ("bernoulli", "gaussian", "categorical")
 _AZIZE_2025 = "Azize, Wu, Honda, Orabona, Ito & Basu, NeurIPS 2025 (arXiv 2505.05613)"
-
-
-def per_round_shard_runs(horizon):
-    """Runs per shard of a per-round engine at horizon T (int, 1..64)."""
-    return max(1, min(64, PER_ROUND_SHARD_PULLS // int(horizon)))
 
 
 def _epsilon(params):
@@ -224,21 +218,8 @@ def dp_ts_constants(epsilon, log2=True):
                 node_scale=2.0 / epsilon, log_factor=log_factor(log2))
 
 
-@dataclass(kw_only=True)
-class LazyDpTsPlan:
-    """Plan for :func:`kernels.thompson.run_lazy_dp_ts_shard`."""
-
-    c_shift: float
-    noise_scale: float
-    log_factor: float
-    shard_runs: int = 1
-    stages: list = field(default_factory=list)
-    privacy: dict = None
-
-    def run_shard(self, rng, shard, rec=None):
-        """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""
-        thompson.run_lazy_dp_ts_shard(rng, shard, self.c_shift, self.noise_scale, self.log_factor,
-                                      rec)
+#: Lazy-DP-TS's plan is the posterior-sampler family's (its ``sample`` hook).
+LazyDpTsPlan = SamplerPlan
 
 
 @dataclass(kw_only=True)
@@ -269,9 +250,10 @@ def plan_lazy_dp_ts(params, arms, horizon):
                    noise="Lap(1/ε) on each chunk sum", posterior="Beta(m̄ O + 1, (1 − m̄) O + 1)")]
     privacy = laplace_claim(eps, "Hu & Hegde, UAI 2022, Theorem 3",
                             "each chunk's reward sum (chunks are disjoint)", k["noise_scale"])
-    return LazyDpTsPlan(c_shift=k["c_shift"], noise_scale=k["noise_scale"],
-                        log_factor=k["log_factor"], shard_runs=per_round_shard_runs(horizon),
-                        stages=stages, privacy=privacy)
+    return SamplerPlan(sample=thompson.lazy_dp_ts_sample,
+                       c=np.array([0.0, k["c_shift"] * k["log_factor"]]),
+                       noise_scale=k["noise_scale"], shard_runs=per_round_shard_runs(horizon),
+                       stages=stages, privacy=privacy)
 
 
 def plan_dp_ts(params, arms, horizon):
@@ -338,11 +320,13 @@ def _log2(default):
 
 
 def _declare(name, summary, source, params, plan, rewards, provisional=False, family=None,
-             index=None, mechanism="laplace", participation=None):
+             index=None, mechanism="laplace", participation=None, sample=None):
     base = dict(name=name, summary=summary, source=source, params=params, plan=plan,
                 mechanism=mechanism, rewards=rewards, provisional=provisional, family=family)
     if participation is not None:  # else the family's (EpisodicIndex: Lap(1/ε) per episode)
         base["participation"] = participation
+    if sample is not None:
+        return ThompsonSampler(sample=sample, **base)
     if index is None:
         return PerRoundThompson(**base)
     return EpisodicIndex(index=index, **base)
@@ -367,9 +351,7 @@ ALGORITHMS = (
              family="ucb", index=indices.dp_imed_index),
     _declare("lazy-dp-ts", "Lazy-DP-TS: Thompson sampling on Laplace means of chunks of 2^r "
              "fresh rewards", f"{HU_HEGDE}, Algorithm 2", (EPSILON, _log2(False)),
-             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts",
-             participation=laplace_participation("its arm's chunk sum (or the arm's first "
-                                                 "pull, released alone)")),
+             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts", sample=thompson.lazy_dp_ts_sample),
     _declare("dp-ts", "DP-TS: Thompson sampling on a private sum (Laplace per epoch + binary "
              "mechanism)", f"{HU_HEGDE}, Algorithm 1", (EPSILON, _log2(True)), plan_dp_ts,
              BERNOULLI_ONLY, family="ts", mechanism="dp-ts-composition",

@@ -21,20 +21,10 @@ from dataclasses import dataclass, field
 from ..errors import ConfigError
 from ..kernels import sequential
 from ..params import BETA, EPSILON, Param
-from ..privacy.participation import Release
-from .families import PerStep
+from .base import PER_STEP_SHARD_PULLS, UcbPlan, per_step_shard_runs  # noqa: F401
+from .families import PerStep, PerStepIndex, tree_participation
 
 THESIS = "Sajed, MSc thesis (2019)"
-
-#: Work (pulls) per shard aimed at by per-step plans: shards of
-#: max(1, min(64, 2**22 // T)) runs — one run per shard at T ≥ 4.2e6.
-PER_STEP_SHARD_PULLS = 2**22
-
-
-def per_step_shard_runs(horizon):
-    """Runs per shard for a per-step engine at horizon T (int, 1..64)."""
-    return max(1, min(64, PER_STEP_SHARD_PULLS // int(horizon)))
-
 
 def tree_levels(horizon):
     """⌈log₂ T⌉ + 1: the levels of a tree over T leaves (Sajed (2019), Alg 5 line 3)."""
@@ -86,23 +76,6 @@ def dp_ucb_constants(arms, horizon, epsilon, beta, gamma="levels"):
 
 
 @dataclass(kw_only=True)
-class UcbPlan:
-    """Plan for :func:`kernels.sequential.run_ucb_shard` (UCB1 and DP-UCB)."""
-
-    gamma: float
-    scale: float
-    shard_runs: int
-    stages: list = field(default_factory=list)
-    #: rewards are drawn one at a time (exact): no CLT batch sums
-    clt_batch_sums = False
-
-    def run_shard(self, rng, shard, rec=None):
-        """Simulate one shard of runs in place (``rec``: a :class:`bandsim.kernels.record.Recorder`
-        in the whole-run privacy audit)."""
-        sequential.run_ucb_shard(rng, shard, self.gamma, self.scale, rec)
-
-
-@dataclass(kw_only=True)
 class SePlan:
     """Plan for :func:`kernels.sequential.run_se_shard` (Successive Elimination)."""
 
@@ -121,7 +94,8 @@ class SePlan:
 def plan_ucb1(params, arms, horizon):
     """UCB1: index μ̄_i + sqrt(2 log t / n_i) (Sajed (2019), Algorithm 1 line 9)."""
     stages = [dict(index="mean + sqrt(2 log t / n)")]
-    return UcbPlan(gamma=0.0, scale=0.0, shard_runs=per_step_shard_runs(horizon), stages=stages)
+    return UcbPlan(index=sequential.ucb_index, c=[0.0], scale=0.0,
+                   shard_runs=per_step_shard_runs(horizon), stages=stages)
 
 
 def plan_dp_ucb(params, arms, horizon):
@@ -136,17 +110,12 @@ def plan_dp_ucb(params, arms, horizon):
                           f"Γ = {c['gamma']:.3g} and the node noise Lap({c['node_scale']:.3g}) "
                           f"grow as 1/ε and must stay below {GAMMA_MAX:g} (float64 sums)")
     stages = [dict(index="noisy mean + sqrt(2 log t / n) + gamma / n", **c)]
-    return UcbPlan(gamma=c["gamma"], scale=c["node_scale"],
+    return UcbPlan(index=sequential.ucb_index, c=[c["gamma"]], scale=c["node_scale"],
                    shard_runs=per_step_shard_runs(horizon), stages=stages)
 
 
-def dp_ucb_participation(params, horizon):
-    """A reward of DP-UCB lies in at most ⌈log₂T⌉ + 1 p-sums of its arm's tree, each
-    released with Lap((⌈log₂T⌉ + 1)/ε) (Sajed (2019), Algorithm 5 line 3, Theorem 3.3.1;
-    Mishra & Thakurta (2015)). Integer arithmetic, independent of :func:`tree_levels`."""
-    m = (int(horizon) - 1).bit_length() + 1  # ⌈log₂ T⌉ + 1 for T ≥ 1
-    return [Release("laplace", "the p-sum nodes of its arm's tree (at most ⌈log₂T⌉ + 1)",
-                    m / params["epsilon"], count=m)]
+#: What one reward of DP-UCB releases: the per-step index family's tree (one place).
+dp_ucb_participation = tree_participation
 
 
 def plan_se(params, arms, horizon):
@@ -166,10 +135,10 @@ SE = PerStep(
     trust="none", source=f"{THESIS}, Algorithm 2 (Even-Dar et al. 2002)", params=(),
     plan=plan_se, family="se")
 
-DP_UCB = PerStep(
+DP_UCB = PerStepIndex(
     name="dp-ucb", summary="private UCB: tree-based binary mechanism per arm, per step",
-    trust="central ε-DP", source=f"{THESIS}, Algorithms 5-6 (Mishra & Thakurta 2015)",
-    params=(EPSILON, BETA, GAMMA), plan=plan_dp_ucb, mechanism="tree",
-    family="ucb", participation=dp_ucb_participation)
+    source=f"{THESIS}, Algorithms 5-6 (Mishra & Thakurta 2015)",
+    params=(EPSILON, BETA, GAMMA), index=sequential.ucb_index, plan=plan_dp_ucb,
+    family="ucb")
 
 ALGORITHMS = (UCB1, SE, DP_UCB)

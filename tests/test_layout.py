@@ -32,7 +32,7 @@ LAYERS = ("kernels", "core", "mechanisms", "privacy", "algorithms", "studies", "
 LAYER_OF = {
     "kernels": "kernels", "mechanisms": "mechanisms", "privacy": "privacy",
     "algorithms": "algorithms", "runner": "algorithms", "wholerun": "algorithms",
-    "studies": "studies", "cli": "cli", "env": "algorithms",
+    "studies": "studies", "cli": "cli", "env": "algorithms", "gym": "algorithms",
     # the public facades import everything
     "__init__": "cli", "plugin": "cli",
     # the public kernel API re-exports kernels only: usable from the lowest layer up

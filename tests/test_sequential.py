@@ -311,3 +311,20 @@ def test_dp_ucb_is_declared_through_the_index_hook_and_a_plugin_index_is_compile
     with pytest.raises(ConfigError, match="index.*does not compile"):
         check(PerStepIndex(name="bad-ucb", summary="s", source="s", params=(EPSILON,),
                            index=bad))
+
+
+def test_the_tree_exact_audit_composes_m_nodes_and_fails_nodes_20_percent_too_narrow(
+        monkeypatch):
+    """dp-ucb's (and every PerStepIndex's) exact audit: ≤ m nodes of Lap(m/ε), each audited
+    exactly, add up to ε at every m ≤ 63; with every node's Laplace 20 % narrower the same
+    composition gives ε/0.8 and FAILs."""
+    from bandsim.algorithms import per_step
+    from bandsim.privacy.audit import audit as exact_audit
+
+    r = exact_audit("dp-ucb", 0.5, 16)
+    assert r.passed and r.rows[0].exact == pytest.approx(0.5, rel=1e-9)
+    real = per_step.audit_laplace
+    monkeypatch.setattr(per_step, "audit_laplace",
+                        lambda scale, eps, n: real(0.8 * scale, eps, n))
+    bad = exact_audit("dp-ucb", 0.5, 16)
+    assert not bad.passed and bad.rows[0].exact == pytest.approx(0.5 / 0.8, rel=1e-9)

@@ -311,6 +311,9 @@ def test_dp_ucb_is_declared_through_the_index_hook_and_a_plugin_index_is_compile
     with pytest.raises(ConfigError, match="index.*does not compile"):
         check(PerStepIndex(name="bad-ucb", summary="s", source="s", params=(EPSILON,),
                            index=bad))
+    with pytest.raises(ConfigError, match="default plan needs epsilon"):
+        PerStepIndex(name="no-eps-ucb", summary="s", source="s", params=(),
+                     index=sequential.ucb_index)
 
 
 def test_the_tree_exact_audit_composes_m_nodes_and_fails_nodes_20_percent_too_narrow(

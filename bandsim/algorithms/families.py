@@ -131,6 +131,18 @@ class PerStep(Algorithm):
     cost: str = "horizon"
 
 
+def _default_plan(decl):
+    """Give a hook family's declaration its default plan, which reads ε (so the
+    declaration must take it: one ConfigError line at registration, not a KeyError later)."""
+    if decl.plan is not None:
+        return
+    if not any(p.name == "epsilon" for p in decl.params):
+        raise ConfigError(f"algorithm {decl.name!r} params", [p.name for p in decl.params],
+                          "the default plan needs epsilon: add bandsim.plugin.EPSILON "
+                          "(or give a plan)")
+    object.__setattr__(decl, "plan", decl._plan)
+
+
 def tree_levels_int(horizon: int) -> int:
     """⌈log₂ T⌉ + 1 for T ≥ 1 in integer arithmetic: the levels of a tree over T leaves
     (Sajed (2019), Algorithm 5 line 3)."""
@@ -179,8 +191,7 @@ class PerStepIndex(PerStep):
     hooks = {"index": INDEX_SIGNATURE}
 
     def __post_init__(self):
-        if self.plan is None:
-            object.__setattr__(self, "plan", self._plan)
+        _default_plan(self)
 
     def _plan(self, params, arms, horizon):
         eps = params["epsilon"]
@@ -249,8 +260,7 @@ class ThompsonSampler(PerRoundThompson):
     hooks = {"sample": SAMPLE_SIGNATURE}
 
     def __post_init__(self):
-        if self.plan is None:
-            object.__setattr__(self, "plan", self._plan)
+        _default_plan(self)
 
     def _plan(self, params, arms, horizon):
         eps = params["epsilon"]

@@ -186,22 +186,6 @@ def _total_regret(g, n, k):
     return r
 
 
-@jit_inline
-def _tree_arrays(K):
-    """Per arm: pulls n, released sums O, and the trees' p-sums α and released sums."""
-    return (np.zeros(K, np.int64), np.zeros(K), np.zeros((K, MAX_LEVELS)),
-            np.zeros((K, MAX_LEVELS)))
-
-
-@jit_inline
-def _new_run(n, O, elim):
-    """A run starts: no pulls, no sums, no arm eliminated (−1)."""
-    for a in range(n.shape[0]):
-        n[a] = 0
-        O[a] = 0.0
-        elim[a] = -1
-
-
 @jit
 def run_ucb_shard(rng, shard, gamma, scale, rec):
     """Simulate a shard of runs of UCB1 (``scale == 0``) or DP-UCB (``scale > 0``).
@@ -258,18 +242,24 @@ def run_ucb_shard(rng, shard, gamma, scale, rec):
                                                     shard.pulls, shard.elim)
     n_runs, K = gaps.shape
     nc = checkpoints.shape[0]
-    n, O, alpha, cum = _tree_arrays(K)
+    n = np.zeros(K, np.int64)
+    O = np.zeros(K)
     c = np.zeros(K)
     rr = np.zeros(K)
     lo = np.zeros(K)
     hi = np.zeros(K)
+    alpha = np.zeros((K, MAX_LEVELS))
+    cum = np.zeros((K, MAX_LEVELS))
     private = scale > 0.0
     for run in range(n_runs):
         g = gaps[run]
         row = out_regret[run]
         ci = 0
         t = 0
-        _new_run(n, O, out_elim[run])
+        for a in range(K):
+            n[a] = 0
+            O[a] = 0.0
+            out_elim[run, a] = -1
         # lines 4-8: each arm once
         for a in range(K):
             if t >= horizon:
@@ -445,14 +435,20 @@ def run_index_shard(rng, shard, index, c, scale, rec):
                                                     shard.pulls, shard.elim)
     n_runs, K = gaps.shape
     nc = checkpoints.shape[0]
-    n, O, alpha, cum = _tree_arrays(K)
+    n = np.zeros(K, np.int64)
+    O = np.zeros(K)
+    alpha = np.zeros((K, MAX_LEVELS))
+    cum = np.zeros((K, MAX_LEVELS))
     private = scale > 0.0
     for run in range(n_runs):
         g = gaps[run]
         row = out_regret[run]
         ci = 0
         t = 0
-        _new_run(n, O, out_elim[run])
+        for a in range(K):
+            n[a] = 0
+            O[a] = 0.0
+            out_elim[run, a] = -1
         while t < horizon:
             tt = t + 1
             a = t

@@ -12,7 +12,9 @@ Declarations
     :class:`DataDependent` (a release drawn from the batch's true count, with
     :class:`ReleaseBatch`), :class:`InsideEngine`, :class:`Exact`; engines:
     :class:`BatchedElimination`, :class:`BatchedDecision`, :class:`EpisodicIndex`,
-    :class:`PerStep`, :class:`SVTEngine`, :class:`PerRoundThompson`. Every field is a keyword. :class:`Guarantee`
+    :class:`PerStep`, :class:`PerStepIndex` (a numba ``index`` over the tree
+    mechanism's private sums), :class:`SVTEngine`, :class:`PerRoundThompson`,
+    :class:`ThompsonSampler` (a numba posterior ``sample`` over Laplace chunk means). Every field is a keyword. :class:`Guarantee`
     says what a mechanism promises and how it is audited and accounted.
 Registration
     :func:`register`, :func:`unregister`, :func:`get_mechanism`,
@@ -85,7 +87,8 @@ from .algorithms.base import EpisodicPlan, Plan, build_tables, laplace_claim, me
 from .algorithms.elimination import batch_size, confidence_radius, plan_protocol
 from .algorithms.decision import decision_plan
 from .algorithms.families import (BatchedDecision, BatchedElimination, EpisodicIndex,
-                                  PerRoundThompson, PerStep, SVTEngine)
+                                  PerRoundThompson, PerStep, PerStepIndex, SVTEngine,
+                                  ThompsonSampler)
 from .errors import ConfigError
 from .guarantees import Guarantee
 from .kernels import codes
@@ -132,8 +135,8 @@ __all__ = ["Algorithm", "audit", "audit_release", "BATCH_SIZE", "batch_size", "B
            "Guarantee", "HALF_OVER_T", "InsideEngine", "kernel_rewards", "laplace_claim",
            "laplace_draw", "laplace_participation", "Law", "log_convolve",
            "Mechanism", "mechanism_tables", "NoiseOnSum", "ONE_OVER_T", "P", "Param",
-           "per_batch", "PerRoundThompson", "PerStep", "Plan", "plan_protocol", "provenance",
-           "rdraw", "register", "Release", "release", "rsum", "REQUIRED", "SCALE", "secagg",
-           "secagg_audit", "secagg_audit_points",
+           "per_batch", "PerRoundThompson", "PerStep", "PerStepIndex", "Plan", "plan_protocol",
+           "provenance", "rdraw", "register", "Release", "release", "rsum", "REQUIRED", "SCALE",
+           "secagg", "secagg_audit", "secagg_audit_points", "ThompsonSampler",
            "SecAggProtocol", "Shard", "Shuffle", "simulate", "Skellam", "SumBatch", "SVTEngine",
            "unregister"]

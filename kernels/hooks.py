@@ -28,6 +28,10 @@ Hook kinds (the name is the declaration's kernel key):
     ``state`` float64 (S,) the run's own scratch, zeroed when a run starts.
     A rule of the earlier form ``decide(stat, cnt, t, c, pick)`` is adapted
     (:func:`as_hook`).
+``sample(rng, mean, n, t, c) -> float64``
+    A Thompson posterior sample of one arm from its private mean over n
+    rewards at round t (:func:`kernels.thompson.run_lazy_dp_ts_shard`; an
+    algorithm's hook, not a mechanism kernel: no :class:`Hooks` slot).
 
 Every signature takes ``fpar``/``params``/``c`` as ``float64[::1]``. A
 built-in engine receives :data:`UNBOUND` hooks, each of which raises
@@ -54,6 +58,7 @@ SIGNATURES = {
     "user_noise": types.int64(_GEN, types.int64, types.int64, _F1),
     "release": types.float64(_GEN, types.int64, types.int64, _F1),
     "decide": types.int64(_GEN, _F1, _I1, types.int64, _F1, _I1, _F1),
+    "sample": types.float64(_GEN, types.float64, types.float64, types.int64, _F1),
 }
 
 

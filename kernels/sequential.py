@@ -383,6 +383,98 @@ def run_ucb_shard(rng, shard, gamma, scale, rec):
             out_pulls[run, a] = n[a]
 
 
+@jit
+def ucb_index(stat, n, t, c):
+    """UCB1's and DP-UCB's index (stat + c[0])/n + sqrt(2 log t) (1/sqrt(n)) (float64).
+
+    ``stat`` the arm's released prefix sum r̃, ``n`` (int64) its pulls, ``t``
+    (int64) the pull being decided, ``c[0]`` = Γ (0 for UCB1), reward-sum
+    units: the printed r̃/n + sqrt(2 log t / n) + Γ/n in the arithmetic of
+    :func:`run_ucb_shard`, this index's exact specialisation (same decisions,
+    same draws), where a plan with this index runs. References: Sajed (2019),
+    Algorithm 1 line 9, Algorithm 6 line 11 (Mishra & Thakurta 2015).
+    """
+    return (stat + c[0]) / n + math.sqrt(2.0 * math.log(t)) * (1.0 / math.sqrt(n))
+
+
+@jit
+def run_index_shard(rng, shard, index, c, scale, rec):
+    """Simulate a shard of runs of a per-step index policy over the tree's private sums.
+
+    The per-step family's plug-in point: pulls 1..K pull each arm once, then
+    pull t goes to argmax_i ``index(Õ_i, n_i, t, c)`` (ties to the lowest
+    arm), every index evaluated at every pull. Draws, releases and records
+    are those of :func:`run_ucb_shard`, which is the exact specialisation of
+    this loop for :func:`ucb_index`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Per pull: the reward, then (``scale > 0``) the tree node's Laplace.
+    shard : kernels.shard.Shard
+        The runs and their output rows (``elim`` is −1: no arm is eliminated).
+    index : first-class function (stat: float64, n: int64, t: int64, c: float64[::1]) -> float64
+        ``stat`` the arm's released prefix sum Õ_i (reward-sum units: the
+        tree-based binary mechanism's O_n, or the exact sum when ``scale`` is
+        0), ``n`` its pulls, ``t`` the pull being decided.
+    c : float64 (P,)
+        The index's constants (read only).
+    scale : float64
+        Laplace scale of every tree node ((⌈log₂ T⌉ + 1)/ε for ε-DP); 0: no
+        privacy, the exact sums.
+    rec : kernels.record.Recorder or None
+        As in :func:`run_ucb_shard`.
+
+    References
+    ----------
+    Sajed (2019), Algorithms 5 and 6 (the tree-based binary mechanism and
+    the per-step index loop of DP-UCB, Mishra & Thakurta 2015).
+    """
+    gaps, rcode, rpar, horizon = shard.gaps, shard.rcode, shard.rpar, shard.horizon
+    checkpoints, out_regret, out_pulls, out_elim = (shard.checkpoints, shard.regret,
+                                                    shard.pulls, shard.elim)
+    n_runs, K = gaps.shape
+    nc = checkpoints.shape[0]
+    n = np.zeros(K, np.int64)
+    O = np.zeros(K)
+    alpha = np.zeros((K, MAX_LEVELS))
+    cum = np.zeros((K, MAX_LEVELS))
+    private = scale > 0.0
+    for run in range(n_runs):
+        g = gaps[run]
+        row = out_regret[run]
+        ci = 0
+        t = 0
+        for a in range(K):
+            n[a] = 0
+            O[a] = 0.0
+            out_elim[run, a] = -1
+        while t < horizon:
+            tt = t + 1
+            a = t
+            if t >= K:
+                a = 0
+                best = index(O[0], n[0], tt, c)
+                for i in range(1, K):
+                    v = index(O[i], n[i], tt, c)
+                    if v > best:
+                        best = v
+                        a = i
+            n[a] += 1
+            x = rdraw(rng, rec, run, t, a, rcode, rpar[run, a])
+            if private:
+                O[a] = tree_release(alpha[a], cum[a], n[a], x, scale, rng, rec, run, tt, a,
+                                    LEVEL)
+            else:
+                O[a] += reveal(rec, run, tt, a, x)
+            t = tt
+            while ci < nc and checkpoints[ci] == t:
+                row[ci] = _total_regret(g, n, K)
+                ci += 1
+        for a in range(K):
+            out_pulls[run, a] = n[a]
+
+
 @jit_inline
 def _one_cycle(rng, rec, run, t, rcode, par, active, k, S):
     """Pull each of the first k active arms once, in order, adding rewards to S: the

@@ -69,6 +69,11 @@ def beta_pseudo(rng, mbar, O):
     return x / (x + y)
 
 
+#: Sampler kinds of :func:`run_lazy_dp_ts_shard`: Lazy-DP-TS's own (inlined), or the hook.
+LAZY_SAMPLE = 0
+HOOK_SAMPLE = 1
+
+
 @jit_inline
 def _regret(g, pulls):
     r = 0.0
@@ -77,9 +82,23 @@ def _regret(g, pulls):
     return r
 
 
+@jit_inline
+def lazy_dp_ts_sample(rng, mean, n, t, c):
+    """Lazy-DP-TS's posterior sample θ ~ Beta(m̄ n + 1, (1 − m̄) n + 1) (float64), with
+    m̄ = clip(mean + c[1] c[0] / n): ``c[0]`` = ln t (the engine's slot), ``c[1]`` =
+    c_shift · log_factor (3/ε · LOG/ln), so the shift is υ = 3 LOG(t)/(ε n).
+
+    References
+    ----------
+    Hu & Hegde, UAI 2022, Algorithm 2 (the shift and the Beta posterior).
+    """
+    return beta_pseudo(rng, clip01(mean + c[1] * c[0] / n), n)
+
+
 @jit
-def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor, rec):
-    """Simulate a shard of runs of Lazy-DP-TS (Hu & Hegde 2022, Algorithm 2).
+def run_lazy_dp_ts_shard(rng, shard, kind, sample, c, noise_scale, rec):
+    """Simulate a shard of runs of Lazy-DP-TS (Hu & Hegde 2022, Algorithm 2), or of any
+    posterior sampler ``sample`` over its chunked private means.
 
     Parameters
     ----------
@@ -88,12 +107,19 @@ def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor, rec):
         one Laplace.
     shard : kernels.shard.Shard
         The runs (gaps, reward model, horizon, checkpoints, output rows).
-    c_shift : float64
-        c of the optimistic shift υ = c LOG(t) / O (3/ε in the paper).
+    kind : int
+        ``LAZY_SAMPLE``: the posterior sample is :func:`lazy_dp_ts_sample`,
+        inlined (Lazy-DP-TS; ``sample`` is not called); ``HOOK_SAMPLE``: it is
+        ``sample``. Any other value raises ``ValueError``.
+    sample : first-class function (rng, mean: float64, n: float64, t: int64, c: float64[::1]) -> float64
+        The posterior sample θ_j of arm j at round t from its private mean
+        m̃_j over n = O_j rewards; the arm with the largest θ is pulled (ties
+        to the lowest arm).
+    c : float64 (P,)
+        The sampler's constants, copied; ``c[0]`` is the engine's slot,
+        set to ln t before each round's samples.
     noise_scale : float64
         Laplace scale on each chunk's reward sum (1/ε: sensitivity 1).
-    log_factor : float64
-        LOG(x) = log_factor · ln x (1 = natural log, 1/ln 2 = log₂).
     rec : kernels.record.Recorder or None
         ``None`` in a simulation; a recorder in the whole-run privacy audit
         (:mod:`kernels.record`). The initial pull of an arm is one block of
@@ -125,6 +151,10 @@ def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor, rec):
     need = np.zeros(K, np.int64)
     chunk = np.zeros(K, np.int64)  # r of the chunk being filled (its 2^(r+1) rewards)
     active = np.empty(K, np.int64)
+    cw = c.copy()
+    if kind != LAZY_SAMPLE and kind != HOOK_SAMPLE:
+        raise ValueError("run_lazy_dp_ts_shard: unknown sampler kind")
+    inline = kind == LAZY_SAMPLE
     for run in range(n_runs):
         g = gaps[run]
         row = out_regret[run]
@@ -149,11 +179,14 @@ def run_lazy_dp_ts_shard(rng, shard, c_shift, noise_scale, log_factor, rec):
                 ci += 1
         while t < horizon:
             t += 1
-            lt = c_shift * log_factor * math.log(t)
+            cw[0] = math.log(t)
             J = 0
-            best = -1.0
+            best = -np.inf
             for j in range(K):
-                th = beta_pseudo(rng, clip01(mt[j] + lt / O[j]), O[j])
+                if inline:
+                    th = lazy_dp_ts_sample(rng, mt[j], O[j], t, cw)
+                else:
+                    th = sample(rng, mt[j], O[j], t, cw)
                 if th > best:
                     best = th
                     J = j

@@ -1,7 +1,8 @@
 """``make docs``: the API reference builds from the docstrings with no warning.
 
 The reference (docs/api: Sphinx with numpydoc) covers ``bandsim``,
-``bandsim.plugin``, ``bandsim.backend`` and ``bandsim.env``; a docstring that
+``bandsim.plugin``, ``bandsim.backend`` and ``bandsim.env``, with every Markdown
+guide of docs/ (MyST: docs/api/guides/*.md include them); a docstring that
 breaks the reStructuredText (an unexpected indentation, a stray ``**``) fails
 here. The Markdown guides' examples run in tests/test_docs.py.
 """
@@ -25,6 +26,12 @@ def test_the_api_reference_builds_with_warnings_as_errors(tmp_path):
     for name in ("bandsim.simulate", "bandsim.backend", "bandsim.env.make", "bandsim.plugin",
                  "batch_sum", "discrete_laplace_sum"):
         assert name in page, name
+    # the Markdown guides are in the site (MyST), every one of them
+    guides = sorted(p.stem for p in (ROOT / "docs").glob("*.md"))
+    assert sorted(p.stem for p in (ROOT / "docs" / "api" / "guides").glob("*.md")) == guides
+    for name in guides:
+        assert f'href="guides/{name}.html"' in page, name
+    assert "Example (f)" in (tmp_path / "html" / "guides" / "plugins.html").read_text()
 
 
 def test_a_broken_docstring_fails_the_build(tmp_path):

@@ -95,3 +95,49 @@ def test_a_plugin_mechanism_releases_through_its_own_kernel():
         assert not np.array_equal(bad.pull(arms, 200, mechanism="laplace", epsilon=0.7), want)
     finally:
         bandsim.plugin.unregister("env-lap")
+
+
+# ------------------------------------------------------- the Gymnasium adapter (optional)
+
+def test_the_gymnasium_adapter_says_how_to_install_it_when_missing(monkeypatch):
+    import sys
+
+    import bandsim.gym as G
+
+    monkeypatch.setitem(sys.modules, "gymnasium", None)  # import gymnasium raises ImportError
+    monkeypatch.setattr(G, "_CLASS", [])
+    with pytest.raises(ImportError, match=r"pip install 'bandsim\[gym\]'"):
+        G.make_vec(means=[0.9, 0.1], num_envs=2, horizon=10)
+
+
+def test_the_gymnasium_adapter_follows_the_vector_env_api():
+    """Spaces, one batch per step released like env.pull's, truncation at T for every run,
+    NEXT_STEP autoreset, exact regret in infos, and reproducible episodes."""
+    gym = pytest.importorskip("gymnasium")
+    from bandsim.gym import make_vec
+
+    R, T = 64, 25
+    venv = make_vec(means=[0.9, 0.1], num_envs=R, horizon=T, batch=10, seed=3,
+                    mechanism="laplace", epsilon=1.0)
+    assert isinstance(venv, gym.vector.VectorEnv) and venv.num_envs == R
+    assert venv.single_action_space == gym.spaces.Discrete(2)
+    obs, info = venv.reset()
+    assert venv.observation_space.contains(obs) and (info["t"] == 0).all()
+    twin = bandsim.env.make(means=[0.9, 0.1], runs=R, horizon=T,
+                            seed=np.random.SeedSequence([3, 0]).generate_state(1, np.uint64)[0])
+    actions = np.arange(R) % 2
+    rewards = []
+    for size in (10, 10, 5):  # the last batch is cut at T
+        obs, rew, term, trunc, info = venv.step(actions)
+        rewards.append(rew)
+        # the same draws and releases as env.pull (Laplace noise: every value differs)
+        assert np.array_equal(rew, twin.pull(actions, size, mechanism="laplace", epsilon=1.0))
+        assert not term.any() and trunc.all() == (size == 5) and trunc.any() == (size == 5)
+    assert (info["t"] == T).all() and np.allclose(info["regret"], 0.8 * T * actions)
+    obs, rew, term, trunc, info = venv.step(actions)  # autoreset: a new episode
+    assert not rew.any() and not trunc.any() and (info["t"] == 0).all()
+    assert not np.array_equal(venv.step(actions)[1], rewards[0])  # episode 1: new draws
+    venv.reset(seed=3)  # episode 0 again
+    assert np.array_equal(venv.step(actions)[1], rewards[0])
+    with pytest.raises(ValueError):
+        venv.step(np.full(R, 2))  # an arm outside [0, K)

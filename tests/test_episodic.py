@@ -13,6 +13,7 @@
   sensitivity 1 (DP-TS: 2/ε = 1/(ε/2) on each half), and the noise the
   engines actually add has that law (exact first-decision probabilities).
 """
+import dataclasses
 import math
 
 import numpy as np
@@ -24,6 +25,7 @@ from bandsim.algorithms import episodic as EP
 from bandsim.kernels import episodic as E
 from bandsim.registry import get_algorithm
 from bandsim.kernels import indices as I
+from bandsim.kernels import thompson
 from tests import reference_beyond as R
 from tests.conftest import ALPHA
 from tests.stats import chi2_two_sample
@@ -364,3 +366,48 @@ def test_the_thompson_engines_first_noise_is_laplace_of_the_stated_scale(name, e
         _, pulls, _ = _engine(plan, [1.0, 0.0], 3, 200_000, [3], seed=13)
         p = chi2_two_sample((pulls[:, 1] == 2).astype(float), ref)
         assert (p > ALPHA) == accept, (factor, (pulls[:, 1] == 2).mean(), ref.mean())
+
+
+# ---------------------------------------------- the per-round posterior-sampler hook
+
+@njit
+def _lazy_as_plugin(rng, mean, n, t, c):  # Lazy-DP-TS's sampler, but a plug-in's function
+    return thompson.lazy_dp_ts_sample(rng, mean, n, t, c)
+
+
+@pytest.mark.parametrize("means, sigma", [([0.7, 0.6, 0.55, 0.5], None), ([0.6, 0.5], 0.1)])
+def test_lazy_dp_ts_through_the_sample_hook_equals_its_inlined_sampler(means, sigma):
+    """Lazy-DP-TS is declared through the ``sample`` hook; its engine inlines the built-in
+    sampler. The same sampler called as a plug-in's first-class hook takes the same draws
+    and decisions: bit-identical paths."""
+    plan = EP.PLANS["lazy-dp-ts"](dict(epsilon=0.5), len(means), 3000)
+    assert get_algorithm("lazy-dp-ts").sample is thompson.lazy_dp_ts_sample
+    assert plan.sample is thompson.lazy_dp_ts_sample
+    hooked = dataclasses.replace(plan, sample=_lazy_as_plugin)
+    a = _engine(plan, means, 3000, 6, np.arange(1, 3001))
+    b = _engine(hooked, means, 3000, 6, np.arange(1, 3001))
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    # a sampler that ignores the shift is a different policy (the test can fail)
+    plain = dataclasses.replace(plan, c=np.array([0.0, 0.0]))
+    assert not np.array_equal(_engine(plain, means, 3000, 6, np.arange(1, 3001))[0], a[0])
+
+
+def test_a_posterior_sampler_of_the_wrong_signature_is_refused_at_registration():
+    from bandsim.errors import ConfigError
+    from bandsim.plugin import EPSILON, ThompsonSampler, check
+
+    @njit
+    def bad(mean, n):
+        return mean
+
+    with pytest.raises(ConfigError, match="sample.*does not compile"):
+        check(ThompsonSampler(name="bad-ts", summary="s", source="s", params=(EPSILON,),
+                              sample=bad))
+    from bandsim.kernels import hooks
+    from bandsim.kernels.shard import make_shard
+
+    gaps, rcode, rpar, cps, out, pulls, elim = _arrays([0.5, 0.4], 1, [10])
+    with pytest.raises(ValueError, match="unknown sampler kind"):
+        thompson.run_lazy_dp_ts_shard(
+            np.random.default_rng(0), make_shard(gaps, rcode, rpar, 10, cps, out, pulls, elim),
+            7, hooks.as_hook("sample", _lazy_as_plugin), np.zeros(2), 1.0, None)

@@ -34,6 +34,7 @@ LAYER_OF = {
     "kernels": "kernels", "mechanisms": "mechanisms", "privacy": "privacy",
     "algorithms": "algorithms", "runner": "algorithms", "wholerun": "algorithms",
     "studies": "studies", "cli": "cli", "env": "algorithms", "bai": "algorithms",
+    "gym": "algorithms",
     # the public facades import everything
     "__init__": "cli", "plugin": "cli",
     # the public kernel API re-exports kernels only: usable from the lowest layer up

@@ -42,8 +42,10 @@ def engine_outputs(engine, means, eps, horizon, runs, seed, constants=None):
     """Regret at T/2 and T and every N_a(T) of ``runs`` runs of one engine (the plan's
     kernel on one shard; no whole-run audit, which ``bandsim.simulate`` would add)."""
     plan = episodic.plan_lazy_dp_ts(dict(epsilon=eps, engine=engine), len(means), horizon)
-    if constants is not None:
+    if constants is not None and engine == "events":
         plan.c_shift = constants["c_shift"]
+    elif constants is not None:  # the per-round engine: the posterior sampler's constants
+        plan.c = np.array([0.0, constants["c_shift"] * constants["log_factor"]])
     K = len(means)
     gaps = np.tile(max(means) - np.asarray(means, float), (runs, 1))
     rpar = np.zeros((runs, K, 4))

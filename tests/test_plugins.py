@@ -27,7 +27,7 @@ def doc_blocks():
 
 EXAMPLE_NAMES = ("greedy-dist-se", "dist-binomial", "dist-binomial-se", "dist-binomial-weak",
                  "dist-binomial-weak-se", "dp-moss", "private-etc", "rr", "rr-se", "rr-weak",
-                 "rr-weak-se", "own-etc", "own-etc-shared")
+                 "rr-weak-se", "own-etc", "own-etc-shared", "tree-ucb", "gauss-dp-ts")
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +43,8 @@ def examples():
     assert not set(EXAMPLE_NAMES) & set(algorithms())
 
 
-def test_the_doc_has_six_examples_and_the_audit_block():
-    assert len(doc_blocks()) == 7
+def test_the_doc_has_eight_examples_and_the_audit_block():
+    assert len(doc_blocks()) == 9
 
 
 def test_example_a_runs_a_new_elimination_algorithm(examples):
@@ -244,20 +244,30 @@ def test_an_installed_plugin_package_appears_in_the_cli(tmp_path):
 
 
 def test_the_new_examples_appear_in_list_run_and_both_audits(examples, capsys):
-    """Examples (c)–(e): an index policy, a decision rule, a release mechanism and its twin."""
+    """Examples (c)–(g): an index policy, a decision rule, a release mechanism and its twin,
+    a per-step index over the tree and a Thompson posterior sampler (the last two also
+    through the whole-run audit, which records and replays their hooks in the engine)."""
     assert main(["list"]) == 0
     listing = capsys.readouterr().out
-    assert all(n in listing for n in ("dp-moss", "private-etc", "rr-se", "rr-weak-se"))
-    for name, extra in (("dp-moss", []), ("private-etc", ["--explore", "2000"]), ("rr-se", [])):
-        argv = ["run", name, "--means", "0.9,0.5", "--epsilon", "1", "--horizon", "100000",
+    assert all(n in listing for n in ("dp-moss", "private-etc", "rr-se", "rr-weak-se",
+                                      "tree-ucb", "gauss-dp-ts"))
+    for name, horizon, extra in (("dp-moss", 100_000, []),
+                                 ("private-etc", 100_000, ["--explore", "2000"]),
+                                 ("rr-se", 100_000, []), ("tree-ucb", 5000, []),
+                                 ("gauss-dp-ts", 5000, [])):  # O(T) engines: a short T
+        argv = ["run", name, "--means", "0.9,0.5", "--epsilon", "1", "--horizon", str(horizon),
                 "--runs", "20", "--seed", "1", "--json", *extra]
         assert main(argv) == 0, name
         assert json.loads(capsys.readouterr().out)[0]["algorithm"] == name
     for name, exact, sampled in (("rr-se", 0, 0), ("rr-weak-se", 0, 1), ("private-etc", 0, 0),
-                                 ("dp-moss", 0, 0)):
+                                 ("dp-moss", 0, 0), ("gauss-dp-ts", 0, 0), ("tree-ucb", 0, 0)):
         base = ["audit", name, "--epsilon", "1", "--batch-size", "16"]
         assert main(base) == exact, name
         assert main(base + ["--sampled"]) == sampled, name
+    for name in ("tree-ucb", "gauss-dp-ts"):  # the whole-run verdict each run computed
+        res = bandsim.simulate(name, means=[0.9, 0.5], epsilon=1.0, horizon=5000, runs=20,
+                               seed=1)
+        assert res.config["privacy"]["whole_run"]["verdict"] == "PASS", name
     capsys.readouterr()
 
 
@@ -274,7 +284,7 @@ def test_the_new_examples_run_in_sweep_and_suite_and_the_broken_twin_is_not_rank
     from bandsim.studies import leaderboard as lb
     from bandsim.studies import suite
 
-    names = ("dp-moss", "private-etc", "rr-se", "rr-weak-se")
+    names = ("dp-moss", "private-etc", "rr-se", "rr-weak-se", "tree-ucb", "gauss-dp-ts")
     study = tmp_path / "study.toml"
     study.write_text(textwrap.dedent(f"""
         [study]
@@ -306,7 +316,8 @@ def test_the_new_examples_run_in_sweep_and_suite_and_the_broken_twin_is_not_rank
     assert by["rr-weak-se"]["sampled_verdict"] == "FAIL" and by["rr-weak-se"]["failed_audit"]
     assert math.isnan(by["rr-weak-se"]["rank"])
     assert by["rr-se"]["sampled_verdict"] == "PASS" and by["rr-se"]["rank"] == 1
-    assert all(by[n]["sampled_verdict"] == "PASS" for n in ("dp-moss", "private-etc"))
+    assert all(by[n]["sampled_verdict"] == "PASS"
+               for n in ("dp-moss", "private-etc", "tree-ucb", "gauss-dp-ts"))
     assert "--sampled" in by["rr-weak-se"]["sampled_command"]
     md = (tmp_path / "suite" / "leaderboard.md").read_text()
     ranked, failed = md.split("failed audit (not ranked)")

@@ -263,3 +263,71 @@ def test_dp_ucb_gamma_reading_is_a_parameter():
     other = bandsim.simulate("dp-ucb", gamma="ln", **kw)
     assert other.config["stages"][0]["gamma_reading"] == "ln"
     assert other.config["stages"][0]["gamma"] < default.config["stages"][0]["gamma"]
+
+
+# ---------------------------------------------------------- the per-step index hook
+
+@njit
+def _ucb_as_plugin(stat, n, t, c):  # DP-UCB's index, but a plug-in's function
+    return (stat + c[0]) / n + np.sqrt(2.0 * np.log(t)) * (1.0 / np.sqrt(n))
+
+
+@pytest.mark.parametrize("means, horizon, seed, sigma", UCB_CASES[:4])
+@pytest.mark.parametrize("eps", [None, 1.0])
+def test_the_index_hook_engine_equals_the_ucb_engine_on_the_ucb_index(means, horizon, seed,
+                                                                      sigma, eps):
+    """DP-UCB and UCB1 are declared through the per-step ``index`` hook; the built-in index
+    runs on run_ucb_shard (leader windows, L brackets). The same index as a plug-in's
+    function runs on run_index_shard, which evaluates every index at every pull: the same
+    draws and decisions, bit for bit."""
+    from bandsim.kernels.episodic import as_index
+    from bandsim.kernels.sequential import run_index_shard
+
+    gamma, scale = 0.0, 0.0
+    if eps is not None:
+        c = dp_ucb_constants(len(means), horizon, eps, 1.0 / horizon)
+        gamma, scale = c["gamma"], c["node_scale"]
+    fast = _kernel(run_ucb_shard, seed, means, horizon, gamma, scale, sigma=sigma)
+    hooked = _kernel(run_index_shard, seed, means, horizon, as_index(_ucb_as_plugin),
+                     np.array([gamma]), scale, sigma=sigma)
+    assert np.array_equal(fast[0], hooked[0]) and np.array_equal(fast[1], hooked[1])
+    assert hooked[2].tolist() == [-1] * len(means)
+
+
+def test_dp_ucb_is_declared_through_the_index_hook_and_a_plugin_index_is_compiled_at_check():
+    from bandsim.errors import ConfigError
+    from bandsim.kernels import sequential
+    from bandsim.plugin import EPSILON, PerStepIndex, check, get_algorithm
+
+    assert get_algorithm("dp-ucb").index is sequential.ucb_index
+    plan = bandsim.runner.prepare("dp-ucb", means=[0.6, 0.5], epsilon=1.0, horizon=1000,
+                                  runs=1, seed=0).plan
+    assert plan.index is sequential.ucb_index and plan.gamma == plan.c[0] > 0
+
+    @njit
+    def bad(stat, n):
+        return stat
+
+    with pytest.raises(ConfigError, match="index.*does not compile"):
+        check(PerStepIndex(name="bad-ucb", summary="s", source="s", params=(EPSILON,),
+                           index=bad))
+    with pytest.raises(ConfigError, match="default plan needs epsilon"):
+        PerStepIndex(name="no-eps-ucb", summary="s", source="s", params=(),
+                     index=sequential.ucb_index)
+
+
+def test_the_tree_exact_audit_composes_m_nodes_and_fails_nodes_20_percent_too_narrow(
+        monkeypatch):
+    """dp-ucb's (and every PerStepIndex's) exact audit: ≤ m nodes of Lap(m/ε), each audited
+    exactly, add up to ε at every m ≤ 63; with every node's Laplace 20 % narrower the same
+    composition gives ε/0.8 and FAILs."""
+    from bandsim.algorithms import per_step
+    from bandsim.privacy.audit import audit as exact_audit
+
+    r = exact_audit("dp-ucb", 0.5, 16)
+    assert r.passed and r.rows[0].exact == pytest.approx(0.5, rel=1e-9)
+    real = per_step.audit_laplace
+    monkeypatch.setattr(per_step, "audit_laplace",
+                        lambda scale, eps, n: real(0.8 * scale, eps, n))
+    bad = exact_audit("dp-ucb", 0.5, 16)
+    assert not bad.passed and bad.rows[0].exact == pytest.approx(0.5 / 0.8, rel=1e-9)

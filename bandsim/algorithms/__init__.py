@@ -16,7 +16,8 @@ from ..registry import register
 from . import arm_elimination, elimination, episodic, per_step, svt
 from .base import Plan
 
-register(*per_step.ALGORITHMS[:2], elimination.ALGORITHMS[0], per_step.ALGORITHMS[2],
+register(per_step.TREE, *per_step.ALGORITHMS[:2], elimination.ALGORITHMS[0],
+         per_step.ALGORITHMS[2],
          elimination.ALGORITHMS[1], *svt.ALGORITHMS, arm_elimination.SDP_AE,
          arm_elimination.VB_SDP_AE, *elimination.ALGORITHMS[2:])
 episodic.register()

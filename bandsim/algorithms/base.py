@@ -16,6 +16,7 @@ from .. import resources
 from ..engines import elimination_engine
 from ..errors import ConfigError
 from ..kernels import episodic as episodic_kernel
+from ..kernels import hooks, sequential, thompson
 from ..kernels.shard import EliminationTables
 
 
@@ -256,3 +257,96 @@ class EpisodicPlan:
         """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""
         episodic_kernel.run_shard(rng, shard, self.index, self.c, self.ratio, self.rule,
                                   self.estimator, self.noise_scale, self.tie_random, rec)
+
+
+#: Work (pulls) per shard aimed at by per-step plans: shards of
+#: max(1, min(64, 2**22 // T)) runs — one run per shard at T ≥ 4.2e6.
+PER_STEP_SHARD_PULLS = 2**22
+#: Work (pulls) per shard aimed at by the per-round Thompson-sampling plans.
+PER_ROUND_SHARD_PULLS = 2**22
+
+
+def per_step_shard_runs(horizon: int) -> int:
+    """Runs per shard for a per-step engine at horizon T (int, 1..64)."""
+    return max(1, min(64, PER_STEP_SHARD_PULLS // int(horizon)))
+
+
+def per_round_shard_runs(horizon: int) -> int:
+    """Runs per shard of a per-round engine at horizon T (int, 1..64)."""
+    return max(1, min(64, PER_ROUND_SHARD_PULLS // int(horizon)))
+
+
+@dataclass(kw_only=True)
+class UcbPlan:
+    """Plan of the per-step index engine (UCB1, DP-UCB, a plug-in's ``index``).
+
+    Attributes
+    ----------
+    index : numba dispatcher
+        ``index(stat, n, t, c) -> float64`` over the arms' released prefix sums
+        (:func:`kernels.sequential.run_index_shard`). The built-in
+        :func:`kernels.sequential.ucb_index` runs on its exact specialisation
+        :func:`kernels.sequential.run_ucb_shard` (leader windows, L brackets:
+        the same decisions and draws, several times faster).
+    c : float64 (P,)
+        The index's constants (``c[0]`` = Γ for ``ucb_index``).
+    scale : float
+        Laplace scale of every tree node ((⌈log₂ T⌉ + 1)/ε); 0: exact sums.
+    """
+
+    index: Any
+    c: np.ndarray
+    scale: float
+    shard_runs: int
+    stages: list = field(default_factory=list)
+    privacy: dict = None
+    #: rewards are drawn one at a time (exact): no CLT batch sums
+    clt_batch_sums = False
+
+    @property
+    def gamma(self) -> float:
+        """Γ of DP-UCB (``c[0]``)."""
+        return float(self.c[0])
+
+    def run_shard(self, rng: np.random.Generator, shard: Any, rec: Any = None) -> None:
+        """Simulate one shard of runs in place (``rec``: a :class:`bandsim.kernels.record.Recorder`
+        in the whole-run privacy audit)."""
+        c = np.ascontiguousarray(self.c, dtype=np.float64)
+        if self.index is sequential.ucb_index:
+            sequential.run_ucb_shard(rng, shard, c[0], self.scale, rec)
+        else:
+            sequential.run_index_shard(rng, shard, episodic_kernel.as_index(self.index), c,
+                                       self.scale, rec)
+
+
+@dataclass(kw_only=True)
+class SamplerPlan:
+    """Plan of the per-round Thompson engine over chunked Laplace means
+    (:func:`kernels.thompson.run_lazy_dp_ts_shard`: Lazy-DP-TS, a plug-in's ``sample``).
+
+    Attributes
+    ----------
+    sample : numba dispatcher
+        ``sample(rng, mean, n, t, c) -> float64``, the posterior sample of an arm
+        (a first-class hook; Lazy-DP-TS's :func:`kernels.thompson.lazy_dp_ts_sample`
+        is inlined in the engine instead: the same draws, without the call).
+    c : float64 (P,)
+        Its constants; ``c[0]`` is the engine's slot (ln t).
+    noise_scale : float
+        Laplace scale on each chunk sum (1/ε).
+    """
+
+    sample: Any
+    c: np.ndarray
+    noise_scale: float
+    shard_runs: int = 1
+    stages: list = field(default_factory=list)
+    privacy: dict = None
+
+    def run_shard(self, rng: np.random.Generator, shard: Any, rec: Any = None) -> None:
+        """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""
+        kind = thompson.LAZY_SAMPLE if self.sample is thompson.lazy_dp_ts_sample else \
+            thompson.HOOK_SAMPLE
+        thompson.run_lazy_dp_ts_shard(rng, shard, kind, hooks.as_hook("sample", self.sample),
+                                      np.ascontiguousarray(self.c, dtype=np.float64),
+                                      self.noise_scale, rec)

@@ -51,23 +51,17 @@ from ..mechanisms import SumBatch
 from ..mechanisms.families import InsideEngine
 from ..params import EPSILON, Param
 from ..privacy.audit import audit_laplace
-from ..privacy.participation import Release, cases, laplace_participation
+from ..privacy.participation import Release, cases
 from ..privacy.report import AuditReport, Row
 from ..registry import register as add
-from .base import EPISODIC_SHARD_RUNS, EpisodicPlan, laplace_claim
-from .families import EpisodicIndex, PerRoundThompson
+from .base import (EPISODIC_SHARD_RUNS, PER_ROUND_SHARD_PULLS, EpisodicPlan,  # noqa: F401
+                   SamplerPlan, laplace_claim, per_round_shard_runs)
+from .families import EpisodicIndex, PerRoundThompson, ThompsonSampler
 
-#: Work (pulls) per shard aimed at by the per-round Thompson-sampling plans.
-PER_ROUND_SHARD_PULLS = 2**22
 
 BERNOULLI_ONLY = ("bernoulli",)
 ALL_REWARDS = ("bernoulli", "gaussian", "categorical")
 _AZIZE_2025 = "Azize, Wu, Honda, Orabona, Ito & Basu, NeurIPS 2025 (arXiv 2505.05613)"
-
-
-def per_round_shard_runs(horizon):
-    """Runs per shard of a per-round engine at horizon T (int, 1..64)."""
-    return max(1, min(64, PER_ROUND_SHARD_PULLS // int(horizon)))
 
 
 def _epsilon(params):
@@ -224,35 +218,29 @@ def dp_ts_constants(epsilon, log2=True):
                 node_scale=2.0 / epsilon, log_factor=log_factor(log2))
 
 
-def _lazy_events(*args):
-    lazy_events.bind_special_functions()  # SciPy's incomplete beta, loaded at first use
-    lazy_events.run_lazy_dp_ts_events_shard(*args)
-
-
-#: Engines of Lazy-DP-TS, equal in law: event-driven (default; a run costs O(log T) windows,
-#: not O(T) rounds, so 16 runs per shard) and the per-round reference — name → (kernel,
-#: runs per shard at horizon T).
-LAZY_ENGINES = {"events": (_lazy_events, lambda horizon: 16),
-                "per-round": (thompson.run_lazy_dp_ts_shard, per_round_shard_runs)}
-
-
 @dataclass(kw_only=True)
-class LazyDpTsPlan:
-    """Plan for :func:`kernels.lazy_events.run_lazy_dp_ts_events_shard` (``engine="events"``)
-    or :func:`kernels.thompson.run_lazy_dp_ts_shard` (``engine="per-round"``)."""
+class LazyEventsPlan:
+    """Plan for :func:`kernels.lazy_events.run_lazy_dp_ts_events_shard`: Lazy-DP-TS's
+    event-driven engine (``engine="events"``), equal in law to the per-round one
+    (:class:`SamplerPlan` with :func:`kernels.thompson.lazy_dp_ts_sample`)."""
 
     c_shift: float
     noise_scale: float
     log_factor: float
-    engine: str = "events"
-    shard_runs: int = 1
+    shard_runs: int = 16  # a run costs O(log T) windows, not O(T) rounds
     stages: list = field(default_factory=list)
     privacy: dict = None
 
     def run_shard(self, rng, shard, rec=None):
         """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""
-        LAZY_ENGINES[self.engine][0](rng, shard, self.c_shift, self.noise_scale, self.log_factor,
-                                  rec)
+        lazy_events.bind_special_functions()  # SciPy's incomplete beta, loaded at first use
+        lazy_events.run_lazy_dp_ts_events_shard(rng, shard, self.c_shift, self.noise_scale,
+                                                self.log_factor, rec)
+
+
+#: Engines of Lazy-DP-TS, equal in law: event-driven (the default) and the per-round
+#: reference (the posterior-sampler family's engine, the sampler inlined).
+LAZY_ENGINES = ("events", "per-round")
 
 
 @dataclass(kw_only=True)
@@ -280,16 +268,19 @@ def plan_lazy_dp_ts(params, arms, horizon):
     k = lazy_dp_ts_constants(eps, log2)
     engine = params.get("engine", "events")
     if engine not in LAZY_ENGINES:
-        raise ValueError(f"engine must be one of {tuple(LAZY_ENGINES)}, got {engine!r}")
-    shard_runs = LAZY_ENGINES[engine][1](horizon)
+        raise ValueError(f"engine must be one of {LAZY_ENGINES}, got {engine!r}")
     stages = [dict(engine=engine, shift="3 LOG(t) / (ε O)", log="log2" if log2 else "ln",
                    chunks="O = 1 (initial pull), 2, 4, 8, ... fresh rewards per arm",
                    noise="Lap(1/ε) on each chunk sum", posterior="Beta(m̄ O + 1, (1 − m̄) O + 1)")]
     privacy = laplace_claim(eps, "Hu & Hegde, UAI 2022, Theorem 3",
                             "each chunk's reward sum (chunks are disjoint)", k["noise_scale"])
-    return LazyDpTsPlan(c_shift=k["c_shift"], noise_scale=k["noise_scale"],
-                        log_factor=k["log_factor"], engine=engine, shard_runs=shard_runs,
-                        stages=stages, privacy=privacy)
+    if engine == "events":
+        return LazyEventsPlan(c_shift=k["c_shift"], noise_scale=k["noise_scale"],
+                              log_factor=k["log_factor"], stages=stages, privacy=privacy)
+    return SamplerPlan(sample=thompson.lazy_dp_ts_sample,
+                       c=np.array([0.0, k["c_shift"] * k["log_factor"]]),
+                       noise_scale=k["noise_scale"], shard_runs=per_round_shard_runs(horizon),
+                       stages=stages, privacy=privacy)
 
 
 def plan_dp_ts(params, arms, horizon):
@@ -351,7 +342,7 @@ ALPHA_RATIO = Param("alpha", 2.0, lo=1.0, unit="ratio",
 GRID = Param("grid", False, boolean=True, help="per-arm episode grid ⌈α^k⌉ instead of ⌈αN⌉")
 
 
-LAZY_ENGINE = Param("engine", "events", choices=tuple(LAZY_ENGINES), unit="engine",
+LAZY_ENGINE = Param("engine", "events", choices=LAZY_ENGINES, unit="engine",
                     help="Lazy-DP-TS engine, equal in law: events (skips the rounds the leader "
                          "must win) or per-round (the reference)")
 
@@ -361,11 +352,13 @@ def _log2(default):
 
 
 def _declare(name, summary, source, params, plan, rewards, provisional=False, family=None,
-             index=None, mechanism="laplace", participation=None):
+             index=None, mechanism="laplace", participation=None, sample=None):
     base = dict(name=name, summary=summary, source=source, params=params, plan=plan,
                 mechanism=mechanism, rewards=rewards, provisional=provisional, family=family)
     if participation is not None:  # else the family's (EpisodicIndex: Lap(1/ε) per episode)
         base["participation"] = participation
+    if sample is not None:
+        return ThompsonSampler(sample=sample, **base)
     if index is None:
         return PerRoundThompson(**base)
     return EpisodicIndex(index=index, **base)
@@ -390,9 +383,7 @@ ALGORITHMS = (
              family="ucb", index=indices.dp_imed_index),
     _declare("lazy-dp-ts", "Lazy-DP-TS: Thompson sampling on Laplace means of chunks of 2^r "
              "fresh rewards", f"{HU_HEGDE}, Algorithm 2", (EPSILON, _log2(False), LAZY_ENGINE),
-             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts",
-             participation=laplace_participation("its arm's chunk sum (or the arm's first "
-                                                 "pull, released alone)")),
+             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts", sample=thompson.lazy_dp_ts_sample),
     _declare("dp-ts", "DP-TS: Thompson sampling on a private sum (Laplace per epoch + binary "
              "mechanism)", f"{HU_HEGDE}, Algorithm 1", (EPSILON, _log2(True)), plan_dp_ts,
              BERNOULLI_ONLY, family="ts", mechanism="dp-ts-composition",
@@ -449,7 +440,7 @@ def register():
     add(*ALGORITHMS)
 
 
-__all__ = ["ALGORITHMS", "PLANS", "EpisodicPlan", "LazyDpTsPlan", "DpTsPlan",
+__all__ = ["ALGORITHMS", "PLANS", "EpisodicPlan", "LazyEventsPlan", "DpTsPlan",
            "adap_constants", "dp_klucb_constants", "lazy_dp_ts_constants", "dp_ts_constants",
            "plan_adap_ucb", "plan_adap_klucb", "plan_dp_klucb", "plan_dp_imed",
            "plan_lazy_dp_ts", "plan_dp_ts"]

@@ -10,8 +10,14 @@ base                       engine        cost model (``Algorithm.cost``)
 :class:`EpisodicIndex`       episodic      O(episodes) per run; the numba
                                            ``index(stat, n, t, c)`` is the hook
 :class:`PerStep`             per-step      O(T) per run
+:class:`PerStepIndex`        per-step      O(K T) per run; the numba
+                                           ``index(stat, n, t, c)`` over the
+                                           tree's private sums is the hook
 :class:`SVTEngine`           svt           O(epochs) per run
-:class:`PerRoundThompson`    per-round     O(T) per run
+:class:`PerRoundThompson`    per-round     O(K T) per run
+:class:`ThompsonSampler`     per-round     O(K T) per run; the numba
+                                           ``sample(rng, mean, n, t, c)``
+                                           is the hook
 :class:`BatchedDecision`     decision      O(T / batch) per run; the numba
                                            ``decide(rng, stat, cnt, t, c,
                                            pick, state)``
@@ -35,9 +41,10 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..kernels.hooks import LEGACY_DECIDE_ARGS, n_args
-from ..privacy.participation import laplace_participation, per_batch
+from ..privacy.participation import Release, laplace_participation, per_batch
 from ..registry import Algorithm
-from .base import EpisodicPlan, laplace_claim
+from .base import (EpisodicPlan, SamplerPlan, UcbPlan, laplace_claim, per_round_shard_runs,
+                   per_step_shard_runs)
 
 
 def _index_types():
@@ -67,6 +74,18 @@ def _decide_types(fn=None):
 DECIDE_SIGNATURE = (_decide_types, "(rng: numpy.random.Generator, stat: float64[::1], "
                                    "cnt: int64[::1], t: int64, c: float64[::1], "
                                    "pick: int64[::1], state: float64[::1]) -> int64")
+
+
+def _sample_types():
+    from numba.core import types
+
+    gen = types.NumPyRandomGeneratorType("NumPyRandomGeneratorType")
+    return (gen, types.float64, types.float64, types.int64, types.float64[::1])
+
+
+#: The posterior sampler's signature (:func:`bandsim.kernels.thompson.run_lazy_dp_ts_shard`).
+SAMPLE_SIGNATURE = (_sample_types, "(rng: numpy.random.Generator, mean: float64, n: float64, "
+                                   "t: int64, c: float64[::1]) -> float64")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,6 +131,79 @@ class PerStep(Algorithm):
     cost: str = "horizon"
 
 
+def _default_plan(decl):
+    """Give a hook family's declaration its default plan, which reads ε (so the
+    declaration must take it: one ConfigError line at registration, not a KeyError later)."""
+    if decl.plan is not None:
+        return
+    if not any(p.name == "epsilon" for p in decl.params):
+        raise ConfigError(f"algorithm {decl.name!r} params", [p.name for p in decl.params],
+                          "the default plan needs epsilon: add bandsim.plugin.EPSILON "
+                          "(or give a plan)")
+    object.__setattr__(decl, "plan", decl._plan)
+
+
+def tree_levels_int(horizon: int) -> int:
+    """⌈log₂ T⌉ + 1 for T ≥ 1 in integer arithmetic: the levels of a tree over T leaves
+    (Sajed (2019), Algorithm 5 line 3)."""
+    return (int(horizon) - 1).bit_length() + 1
+
+
+def tree_participation(params: dict, horizon: int) -> list:
+    """A reward lies in at most ⌈log₂T⌉ + 1 p-sums of its arm's tree, each released with
+    Lap((⌈log₂T⌉ + 1)/ε) (Sajed (2019), Algorithm 5 line 3, Theorem 3.3.1; Mishra &
+    Thakurta (2015))."""
+    m = tree_levels_int(horizon)
+    return [Release("laplace", "the p-sum nodes of its arm's tree (at most ⌈log₂T⌉ + 1)",
+                    m / params["epsilon"], count=m)]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PerStepIndex(PerStep):
+    """A per-step index policy over the tree-based binary mechanism's private sums.
+
+    Every arm's rewards go through its own tree (Lap(m/ε) on every node, m =
+    ⌈log₂ T⌉ + 1 levels: ε-DP, Sajed (2019) Algorithm 5, Theorem 3.3.1);
+    after one pull of each arm, pull t goes to the arm with the largest
+    ``index`` (:func:`bandsim.kernels.sequential.run_index_shard`; decisions
+    are post-processing of the releases).
+
+    Attributes
+    ----------
+    index : numba function (stat: float64, n: int64, t: int64, c: float64[::1]) -> float64
+        The arm's index from its released prefix sum ``stat`` (reward-sum
+        units) over its ``n`` pulls, at the pull ``t`` being decided.
+        Compiled against this signature when a plug-in registers.
+    constants : callable (params: dict, arms: int, horizon: int) -> sequence of float, optional
+        ``c`` (default: [m/ε, m], the node scale and the tree levels).
+    plan : callable, optional
+        Default: the tree at Lap(m/ε) per node and ``index`` over ``constants``.
+    """
+
+    mechanism: str = "tree"
+    trust: str = "central ε-DP"
+    cost: str = "horizon"
+    index: Callable = None
+    constants: Callable = None
+    plan: Callable = None
+    participation: Callable = tree_participation
+
+    hooks = {"index": INDEX_SIGNATURE}
+
+    def __post_init__(self):
+        _default_plan(self)
+
+    def _plan(self, params, arms, horizon):
+        eps = params["epsilon"]
+        m = tree_levels_int(horizon)
+        c = (self.constants(params, arms, horizon) if self.constants is not None
+             else (m / eps, float(m)))
+        return UcbPlan(index=self.index, c=np.array(c, dtype=np.float64), scale=m / eps,
+                       shard_runs=per_step_shard_runs(horizon),
+                       stages=[dict(index=getattr(self.index, "__name__", "index"), levels=m,
+                                    node_scale=m / eps)])
+
+
 @dataclass(frozen=True, kw_only=True)
 class SVTEngine(Algorithm):
     """Sparse vector technique inside epochs (:mod:`bandsim.kernels.svt`)."""
@@ -130,6 +222,56 @@ class PerRoundThompson(Algorithm):
     mechanism: str = "laplace"
     trust: str = "central ε-DP"
     cost: str = "horizon"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ThompsonSampler(PerRoundThompson):
+    """Thompson sampling on Laplace means of doubling chunks, with a posterior sampler.
+
+    The engine of Lazy-DP-TS (:func:`bandsim.kernels.thompson.run_lazy_dp_ts_shard`):
+    an arm's private mean m̃ is refreshed when its chunk of 2^(r+1) fresh
+    rewards is complete, from that chunk alone (Lap(1/ε) on the chunk sum;
+    chunks are disjoint, so ε-DP); every round the arm with the largest
+    ``sample`` is pulled.
+
+    Attributes
+    ----------
+    sample : numba function (rng, mean: float64, n: float64, t: int64, c: float64[::1]) -> float64
+        The arm's posterior sample from its private mean ``mean`` over ``n``
+        rewards at round ``t``, drawn from ``rng`` (the engine's Generator);
+        ``c[0]`` is the engine's slot (ln t), ``c[1:]`` the constants.
+        Compiled against this signature when a plug-in registers.
+    constants : callable (params: dict, arms: int, horizon: int) -> sequence of float, optional
+        ``c[1:]`` (default: [ε]).
+    plan : callable, optional
+        Default: Lap(1/ε) on each chunk sum, ``sample`` over ``constants``.
+
+    References
+    ----------
+    Hu & Hegde, UAI 2022, Algorithm 2 (Lazy-DP-TS) and Theorem 3.
+    """
+
+    sample: Callable = None
+    constants: Callable = None
+    plan: Callable = None
+    participation: Callable = laplace_participation("its arm's chunk sum (or the arm's first "
+                                                    "pull, released alone)")
+
+    hooks = {"sample": SAMPLE_SIGNATURE}
+
+    def __post_init__(self):
+        _default_plan(self)
+
+    def _plan(self, params, arms, horizon):
+        eps = params["epsilon"]
+        tail = self.constants(params, arms, horizon) if self.constants is not None else (eps,)
+        privacy = laplace_claim(eps, self.source, "each chunk's reward sum (chunks are "
+                                "disjoint)", 1.0 / eps)
+        return SamplerPlan(sample=self.sample, c=np.array([0.0, *tail], dtype=np.float64),
+                           noise_scale=1.0 / eps, shard_runs=per_round_shard_runs(horizon),
+                           privacy=privacy,
+                           stages=[dict(sample=getattr(self.sample, "__name__", "sample"),
+                                        noise="Lap(1/ε) on each chunk sum")])
 
 
 #: Episode rules and estimators of the episodic engine (kernels.episodic codes).
@@ -203,4 +345,5 @@ class EpisodicIndex(Algorithm):
 
 
 __all__ = ["BatchedDecision", "BatchedElimination", "DECIDE_SIGNATURE", "EPISODES", "ESTIMATORS",
-           "EpisodicIndex", "INDEX_SIGNATURE", "PerRoundThompson", "PerStep", "SVTEngine"]
+           "EpisodicIndex", "INDEX_SIGNATURE", "PerRoundThompson", "PerStep", "PerStepIndex",
+           "SAMPLE_SIGNATURE", "SVTEngine", "ThompsonSampler", "tree_participation"]

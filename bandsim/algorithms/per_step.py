@@ -19,22 +19,16 @@ import math
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
-from ..kernels import sequential
+from ..kernels import codes, sequential
+from ..mechanisms import SumBatch
+from ..mechanisms.families import InsideEngine
 from ..params import BETA, EPSILON, Param
-from ..privacy.participation import Release
-from .families import PerStep
+from ..privacy.audit import audit_laplace
+from ..privacy.report import AuditReport, Row
+from .base import PER_STEP_SHARD_PULLS, UcbPlan, per_step_shard_runs  # noqa: F401
+from .families import PerStep, PerStepIndex, tree_participation
 
 THESIS = "Sajed, MSc thesis (2019)"
-
-#: Work (pulls) per shard aimed at by per-step plans: shards of
-#: max(1, min(64, 2**22 // T)) runs — one run per shard at T ≥ 4.2e6.
-PER_STEP_SHARD_PULLS = 2**22
-
-
-def per_step_shard_runs(horizon):
-    """Runs per shard for a per-step engine at horizon T (int, 1..64)."""
-    return max(1, min(64, PER_STEP_SHARD_PULLS // int(horizon)))
-
 
 def tree_levels(horizon):
     """⌈log₂ T⌉ + 1: the levels of a tree over T leaves (Sajed (2019), Alg 5 line 3)."""
@@ -86,23 +80,6 @@ def dp_ucb_constants(arms, horizon, epsilon, beta, gamma="levels"):
 
 
 @dataclass(kw_only=True)
-class UcbPlan:
-    """Plan for :func:`kernels.sequential.run_ucb_shard` (UCB1 and DP-UCB)."""
-
-    gamma: float
-    scale: float
-    shard_runs: int
-    stages: list = field(default_factory=list)
-    #: rewards are drawn one at a time (exact): no CLT batch sums
-    clt_batch_sums = False
-
-    def run_shard(self, rng, shard, rec=None):
-        """Simulate one shard of runs in place (``rec``: a :class:`bandsim.kernels.record.Recorder`
-        in the whole-run privacy audit)."""
-        sequential.run_ucb_shard(rng, shard, self.gamma, self.scale, rec)
-
-
-@dataclass(kw_only=True)
 class SePlan:
     """Plan for :func:`kernels.sequential.run_se_shard` (Successive Elimination)."""
 
@@ -121,7 +98,8 @@ class SePlan:
 def plan_ucb1(params, arms, horizon):
     """UCB1: index μ̄_i + sqrt(2 log t / n_i) (Sajed (2019), Algorithm 1 line 9)."""
     stages = [dict(index="mean + sqrt(2 log t / n)")]
-    return UcbPlan(gamma=0.0, scale=0.0, shard_runs=per_step_shard_runs(horizon), stages=stages)
+    return UcbPlan(index=sequential.ucb_index, c=[0.0], scale=0.0,
+                   shard_runs=per_step_shard_runs(horizon), stages=stages)
 
 
 def plan_dp_ucb(params, arms, horizon):
@@ -136,17 +114,12 @@ def plan_dp_ucb(params, arms, horizon):
                           f"Γ = {c['gamma']:.3g} and the node noise Lap({c['node_scale']:.3g}) "
                           f"grow as 1/ε and must stay below {GAMMA_MAX:g} (float64 sums)")
     stages = [dict(index="noisy mean + sqrt(2 log t / n) + gamma / n", **c)]
-    return UcbPlan(gamma=c["gamma"], scale=c["node_scale"],
+    return UcbPlan(index=sequential.ucb_index, c=[c["gamma"]], scale=c["node_scale"],
                    shard_runs=per_step_shard_runs(horizon), stages=stages)
 
 
-def dp_ucb_participation(params, horizon):
-    """A reward of DP-UCB lies in at most ⌈log₂T⌉ + 1 p-sums of its arm's tree, each
-    released with Lap((⌈log₂T⌉ + 1)/ε) (Sajed (2019), Algorithm 5 line 3, Theorem 3.3.1;
-    Mishra & Thakurta (2015)). Integer arithmetic, independent of :func:`tree_levels`."""
-    m = (int(horizon) - 1).bit_length() + 1  # ⌈log₂ T⌉ + 1 for T ≥ 1
-    return [Release("laplace", "the p-sum nodes of its arm's tree (at most ⌈log₂T⌉ + 1)",
-                    m / params["epsilon"], count=m)]
+#: What one reward of DP-UCB releases: the per-step index family's tree (one place).
+dp_ucb_participation = tree_participation
 
 
 def plan_se(params, arms, horizon):
@@ -154,6 +127,50 @@ def plan_se(params, arms, horizon):
     log_t = math.log(horizon)
     stages = [dict(width="2 sqrt(2 log T / n)", log_horizon=log_t)]
     return SePlan(log_horizon=log_t, shard_runs=per_step_shard_runs(horizon), stages=stages)
+
+
+# ------------------------------------------------- the tree mechanism and its audit
+
+#: Tree levels the exact audit of the tree covers: m = 1 … 63 (every T < 2^62).
+TREE_AUDIT_LEVELS = 63
+_TREE_SOURCE = f"{THESIS}, Algorithms 5-6 (Mishra & Thakurta 2015)"
+
+
+def _tree_batch(n, epsilon):
+    """The tree's claim: ε-DP central (its noise is drawn inside the per-step engine)."""
+    return SumBatch(name="tree", n=int(n), fpar=(), ipar=(), code=codes.NONE,
+                    privacy=dict(guarantee="central ε-DP", epsilon=epsilon,
+                                 theorem=_TREE_SOURCE), theorem=_TREE_SOURCE)
+
+
+def _audit_tree(batch, algorithm, fold_max=None):
+    """The tree as a composition of its declared releases (:func:`tree_participation`): a
+    reward enters at most m = ⌈log₂ T⌉ + 1 nodes of its arm's tree, each + Lap(m/ε) on a
+    sum of sensitivity 1; each node audited exactly, m of them added up, the worst m ≤ 63
+    (every T < 2^62) against ε (Sajed (2019), Algorithm 5, Theorem 3.3.1)."""
+    eps = batch.privacy["epsilon"]
+    worst = None
+    for m in range(1, TREE_AUDIT_LEVELS + 1):
+        node = audit_laplace(m / eps, eps / m, batch.n).rows[0]
+        if worst is None or m * node.exact > worst[1]:
+            worst = (m, m * node.exact, m * node.error)
+    m, exact, error = worst
+    rows = [Row(f"ε of one reward's ≤ m tree nodes, each Lap(m/ε) (worst m = {m} of "
+                f"1 … {TREE_AUDIT_LEVELS})", eps, exact, error=error, short="ε")]
+    view = ("a reward enters at most m = ⌈log₂T⌉ + 1 nodes of its arm's tree, each "
+            "+ Lap(m/ε), sensitivity 1 each (basic composition)")
+    return AuditReport(algorithm=algorithm, guarantee=f"ε-DP, central ({_TREE_SOURCE})",
+                       view=view, params=dict(n=batch.n, epsilon=eps, noise="Lap(m/ε) per node"),
+                       rows=rows)
+
+
+TREE = InsideEngine(name="tree",
+                    summary="tree-based binary mechanism: Lap((⌈log₂ T⌉ + 1)/ε) on every node",
+                    source=f"{THESIS}, Algorithm 5", trust="central ε-DP", batch=_tree_batch,
+                    audit=_audit_tree,
+                    audit_points=lambda b, fold_max=None: TREE_AUDIT_LEVELS * 20001,
+                    samplers=("Generator.standard_exponential (Laplace as a difference)",),
+                    float_safe=False)
 
 
 UCB1 = PerStep(
@@ -166,10 +183,10 @@ SE = PerStep(
     trust="none", source=f"{THESIS}, Algorithm 2 (Even-Dar et al. 2002)", params=(),
     plan=plan_se, family="se")
 
-DP_UCB = PerStep(
+DP_UCB = PerStepIndex(
     name="dp-ucb", summary="private UCB: tree-based binary mechanism per arm, per step",
-    trust="central ε-DP", source=f"{THESIS}, Algorithms 5-6 (Mishra & Thakurta 2015)",
-    params=(EPSILON, BETA, GAMMA), plan=plan_dp_ucb, mechanism="tree",
-    family="ucb", participation=dp_ucb_participation)
+    source=f"{THESIS}, Algorithms 5-6 (Mishra & Thakurta 2015)",
+    params=(EPSILON, BETA, GAMMA), index=sequential.ucb_index, plan=plan_dp_ucb,
+    family="ucb")
 
 ALGORITHMS = (UCB1, SE, DP_UCB)

@@ -16,13 +16,18 @@ stopped run's τ). The error rate is wrong recommendations among stopped runs,
 with a Clopper–Pearson 95 % interval (scipy.stats.binomtest).
 """
 import json
+import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..atomic import write_parquet
 from ..errors import ConfigError
 from ..results import CorruptResult, Z95, data_digest
+
+if TYPE_CHECKING:
+    import pandas
 
 _KEYS = (b"bandsim.config", b"bandsim.versions")
 
@@ -115,7 +120,7 @@ class BAIResult:
             "lower_bound": bound, "ratio": lower / bound,
         }
 
-    def to_pandas(self):
+    def to_pandas(self) -> "pandas.DataFrame":
         """One row per run: ``run``, ``tau``, ``recommended``, ``correct``, ``stopped``
         (pandas.DataFrame; ``attrs["config"]`` the configuration)."""
         import pandas as pd
@@ -126,7 +131,7 @@ class BAIResult:
         df.attrs["config"] = dict(self.config)
         return df
 
-    def to_parquet(self, path, durable=True):
+    def to_parquet(self, path: "str | os.PathLike", durable: bool = True) -> None:
         """Write to ``path`` (Parquet, atomically; lossless, SHA-256 of the data stored)."""
         import pyarrow as pa
 

@@ -179,13 +179,6 @@ register(
     NoiseOnSum(name="laplace", summary="continuous Laplace Lap(1/ε) on each epoch sum",
                source=f"{SAJED}, Algorithm 9", trust="central ε-DP", code=codes.LAPLACE,
                batch=_laplace_batch, samplers=("Generator.laplace",)),
-    InsideEngine(name="tree",
-                 summary="tree-based binary mechanism: Lap((⌈log₂ T⌉ + 1)/ε) on every node",
-                 source=f"{THESIS}, Algorithm 5", trust="central ε-DP",
-                 batch=_inside_engine("tree", f"{THESIS}, Algorithms 5-6 (Mishra & Thakurta "
-                                              "2015)"),
-                 samplers=("Generator.standard_exponential (Laplace as a difference)",),
-                 float_safe=False),
     InsideEngine(name="svt", summary="sparse vector technique and Laplace histogram inside epochs",
                  source=f"{THESIS}, Algorithm 10", trust="central ε-DP",
                  batch=_inside_engine("svt", f"{THESIS}, Algorithm 10 (Appendix A.1)"),

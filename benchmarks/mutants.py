@@ -25,15 +25,17 @@ Writes ``OUT.md`` (table, score per class and per engine, survivors) and
 import argparse
 import hashlib
 import json
+import os
+import shutil
+import subprocess
 import sys
-import tempfile
 import time
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .mutants_gen import CLASSES, ROOT, generate
-from .mutants_run import check, coverage, env_for, materialize, signature
+from .mutants_cache import seed
+from .mutants_run import WORK, check, env_for, materialize, signature
 
 
 def _private():
@@ -42,60 +44,31 @@ def _private():
     return {n: a.engine for n, a in algorithms().items() if a.private}
 
 
-def affected(mutants, cov, engines, max_algos):
-    """{mutant id: algorithms that run its site} (at most ``max_algos``, engines spread)."""
-    from bandsim.privacy.accountant import accountable
-
-    order = list(engines)
-    out = {}
-    for m in mutants:
-        if m.file.endswith("participation.py"):
-            algos = order
-        elif m.file.endswith("accountant.py"):
-            algos = [a for a in order if a in accountable()]
-        else:
-            span = {(m.file, i) for i in range(m.line, m.end_line + 1)}
-            algos = [a for a in order if span & cov.get(a, set())]
-        pick, seen = [], set()
-        for a in algos:  # one per engine first, then the rest in registry order
-            if engines[a] not in seen:
-                seen.add(engines[a])
-                pick.append(a)
-        pick += [a for a in algos if a not in pick]
-        out[m.id] = pick[:max_algos]
-    return out
-
-
 def _hash(s):
     return hashlib.sha1(s.encode()).hexdigest()
 
 
-def stratified(mutants, algos, engines, per_cell):
-    """At most ``per_cell`` mutants per (class, engine), chosen by id hash."""
-    cells = defaultdict(list)
-    for m in mutants:
-        a = algos[m.id]
-        cells[(m.cls, engines[a[0]] if a else "-")].append(m)
-    keep = set()
-    for ms in cells.values():
-        keep |= {m.id for m in sorted(ms, key=lambda m: _hash(m.id))[:per_cell]}
-    return [m for m in mutants if m.id in keep]
+def baseline(algos, timeout, accountant=False):
+    """Unmutated output digests of ``algos`` (dict), computed in the mutant tree's place
+    with the baseline Numba cache (which this warms); ``accountant``: with the
+    accountant's outputs."""
+    tree = WORK / "tree"
+    if tree.exists():
+        shutil.rmtree(tree)
+    materialize(None, tree)
+    seed(WORK / "numba-base", tree)
+    sig, _ = signature(tree, env_for(tree, WORK / "numba-base"), algos, timeout, accountant)
+    bad = {a: d for a, d in sig.items() if not d.isalnum()}
+    if bad:
+        raise RuntimeError(f"the unmutated code fails the probe: {bad}")
+    return sig
 
 
-class Baselines:
-    """Unmutated output digests per algorithm set (one tree, one warm Numba cache)."""
-
-    def __init__(self, timeout):
-        self.dir = tempfile.TemporaryDirectory(prefix="mutant-base-")
-        self.tree = materialize(None, Path(self.dir.name) / "tree")
-        self.env = env_for(self.tree, ROOT / ".mutants" / "numba-baseline")
-        self.timeout, self.known = timeout, {}
-
-    def __call__(self, algos):
-        key = tuple(algos)
-        if key not in self.known:
-            self.known[key] = signature(self.tree, self.env, algos, self.timeout)
-        return self.known[key]
+def _save(out, rows, engines, meta):
+    tmp = out.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(dict(meta=meta, rows=rows), indent=1))
+    os.replace(tmp, out.with_suffix(".json"))
+    out.with_suffix(".md").write_text(report(rows, engines, meta))
 
 
 def _score(rows, key):
@@ -161,65 +134,79 @@ def main(argv=None):
     ap.add_argument("--class", dest="classes", default="", help=f"comma list of {CLASSES}")
     ap.add_argument("--file", default="", help="comma list of file suffixes (e.g. svt.py)")
     ap.add_argument("--limit", type=int, default=0, help="at most N mutants (0: all)")
-    ap.add_argument("--sample", type=int, default=0, help="at most N per (class, engine)")
     ap.add_argument("--max-algos", type=int, default=2, help="algorithms audited per mutant")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per command")
-    ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--checks", default="whole-run,sampled,exact")
+    ap.add_argument("--checks", default="whole-run,sampled,exact,accountant",
+                    help="audits, in the order they are tried")
+    ap.add_argument("--all-checks", action="store_true",
+                    help="run every check (default: stop at the first FAIL)")
     ap.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     ap.add_argument("--note", default="", help="a line written under the header")
     ap.add_argument("--resume", action="store_true",
                     help="keep the rows of OUT.json and run only the other mutants")
     ap.add_argument("--budget", type=float, default=0,
                     help="start no mutant after this many seconds (0: no limit)")
+    ap.add_argument("--merge", default="",
+                    help="comma list of OUT.json files of other runs: write OUT from their "
+                    "rows, run nothing")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "mutants-latest"))
     a = ap.parse_args(argv)
     t0 = time.time()
     engines = _private()
+    if a.merge:
+        runs = [json.loads(Path(f).read_text()) for f in a.merge.split(",") if f]
+        meta = dict(runs[0]["meta"], argv=" | ".join(r["meta"]["argv"] for r in runs),
+                    seconds=sum(r["meta"]["seconds"] for r in runs), note=a.note or " ".join(
+                        r["meta"].get("note", "") for r in runs))
+        _save(Path(a.out), [row for r in runs for row in r["rows"]], engines, meta)
+        return 0
     mutants = generate(classes=[c for c in a.classes.split(",") if c] or None,
                        files=[f for f in a.file.split(",") if f] or None)
     generated = len(mutants)
-    cov = coverage(list(engines))
-    algos = affected(mutants, cov, engines, a.max_algos)
-    if a.sample:
-        mutants = stratified(mutants, algos, engines, a.sample)
     if a.limit:
         mutants = mutants[:a.limit]
     if a.list:
         for m in mutants:
-            print(f"{m.id:22} {m.file}:{m.line:<4} {m.function:22} {m.site:26} "
-                  f"{','.join(algos[m.id]) or '-'}")
+            print(f"{m.id:22} {m.file}:{m.line:<4} {m.function:22} {m.site:26} {m.detail}")
         return 0
     out = Path(a.out)
     old = (json.loads(out.with_suffix(".json").read_text())["rows"]
            if a.resume and out.with_suffix(".json").exists() else [])
     done = {r["id"] for r in old}
     mutants = [m for m in mutants if m.id not in done]
-    if a.budget:  # a budget cuts a hash-ordered (unbiased) subset, not the last files
-        mutants.sort(key=lambda m: _hash(m.id))
-    base = Baselines(a.timeout)
-    checks = tuple(a.checks.split(","))
-
-    def one(m):
-        if a.budget and time.time() - t0 > a.budget:
-            return None
-        if not algos[m.id]:
-            return dict(m.to_dict(), algorithms=[], results={}, caught_by=[],
-                        status="not run", seconds=0.0)
-        r = check(m, algos[m.id], base(algos[m.id]), a.timeout, checks)
-        print(f"{r['id']:22} {r['status']:10} {','.join(r['caught_by']) or '-':40} "
-              f"{r['seconds']:7.1f} s", flush=True)
-        return r
-
-    with ThreadPoolExecutor(max(1, a.jobs)) as ex:
-        rows = old + [r for r in ex.map(one, mutants) if r is not None]
+    mutants.sort(key=lambda m: _hash(m.id))  # a budget cuts an unbiased subset
+    algos = list(engines)
+    t_base = time.time()
+    base = {False: baseline(algos, a.timeout * 4)}
+    if any(m.cls == "count-1" for m in mutants):
+        base[True] = baseline(algos, a.timeout * 4, accountant=True)
     meta = dict(argv=" ".join(sys.argv[1:] if argv is None else argv),
                 date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), generated=generated,
-                seconds=time.time() - t0, note=a.note)
-    out.with_suffix(".json").write_text(json.dumps(dict(meta=meta, rows=rows), indent=1))
-    out.with_suffix(".md").write_text(report(rows, engines, meta))
+                commit=_commit(), baseline_seconds=round(time.time() - t_base, 1),
+                seconds=0.0, note=a.note)
+    checks = tuple(c for c in a.checks.split(",") if c)
+    rows = list(old)
+    for m in mutants:
+        if a.budget and time.time() - t0 > a.budget:
+            break
+        r = check(m, algos, base[m.cls == "count-1"], a.timeout, checks, a.max_algos, engines, a.all_checks)
+        print(f"{r['id']:22} {r['status']:10} {','.join(r['caught_by']) or '-':40} "
+              f"{r['seconds']:7.1f} s", flush=True)
+        rows.append(r)
+        meta["seconds"] = round(time.time() - t0, 1)
+        _save(out, rows, engines, meta)  # a checkpoint: a partial run is a usable table
+    meta["seconds"] = round(time.time() - t0, 1)
+    _save(out, rows, engines, meta)
     print(f"wrote {out.with_suffix('.md')} and .json")
     return 0
+
+
+def _commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
+                              capture_output=True).stdout.strip()
+    except OSError:
+        return "?"
 
 
 if __name__ == "__main__":

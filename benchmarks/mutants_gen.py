@@ -26,7 +26,8 @@ Classes
 -------
 ``scale0``, ``scale0.5``, ``scale0.8``
     the draw's noise multiplied by 0, 0.5, 0.8 (the draws still made; integer
-    noise rounded with ``rint``; binary summation: its deviation from the mean).
+    noise rounded with ``rint``; binary summation: its deviation from the mean, the
+    count of ones rounded back to an integer).
 ``drop``
     the noise removed (no draw).
 ``reuse``
@@ -66,7 +67,8 @@ SCALES = {"scale0": 0.0, "scale0.5": 0.5, "scale0.8": 0.8}
 FLOAT_SAMPLERS = {"laplace": 1, "laplace_draw": 1}
 INT_SAMPLERS = ("polya", "skellam", "discrete_gaussian", "discrete_laplace",
                 "discrete_laplace_sum", "geometric_failures")
-#: Samplers drawn around a mean: name → the function of the same arguments giving it.
+#: Samplers drawn around a mean: name → the function giving it, of the same arguments
+#: but the generator (the first).
 CENTRED = {"noise_ones": "noise_mean"}
 #: Modules whose definitions are the primitives (their call sites are the sites).
 SKIP = ("samplers.py", "record.py", "__init__.py", "_jit.py", "codes.py")
@@ -364,8 +366,8 @@ def _scaled(node, f):
         return _expr(f"({src}) * {f!r}")
     if typ == "int":
         return _expr(f"{NP}.int64({NP}.rint(({src}) * {f!r}))")
-    mean = ast.unparse(ast.Call(ast.Name(CENTRED[sampler]), node.args, []))
-    return _expr(f"({mean} + {f!r} * (({src}) - {mean}))")
+    mean = ast.unparse(ast.Call(ast.Name(CENTRED[sampler]), node.args[1:], []))
+    return _expr(f"{NP}.int64({NP}.rint({mean} + {f!r} * (({src}) - {mean})))")
 
 
 def _dropped(node):
@@ -374,7 +376,8 @@ def _dropped(node):
         return _expr("0.0")
     if typ == "int":
         return _expr(f"{NP}.int64(0)")
-    return _expr(ast.unparse(ast.Call(ast.Name(CENTRED[sampler]), node.args, [])))
+    return _expr(f"{NP}.int64({NP}.rint("
+                 f"{ast.unparse(ast.Call(ast.Name(CENTRED[sampler]), node.args[1:], []))}))")
 
 
 def _insert_before(stmt, new_stmts):

@@ -1,16 +1,18 @@
-"""Materialize a mutant, find the algorithms that run its site, run the audits on it.
+"""Materialize a mutant, find the algorithms whose outputs it changes, run their audits.
 
 Every mutant runs in its own tree (a copy of ``bandsim/`` with ``kernels/`` at
-``bandsim/kernels``, first on ``PYTHONPATH``, the subprocess started in it) with
-its own Numba cache (``NUMBA_CACHE_DIR``) and ``BANDSIM_CACHE_DIR=off`` (no
-verdict of a mutant reaches the audit caches). :func:`probe` runs inside that
-tree: it checks that the mutated module is the one imported, and returns the
-fixed-seed outputs of the affected algorithms (production runs over a few
-seeds, one recorded run) as a digest — equal to the unmutated digest means the
-mutant is equivalent.
+``bandsim/kernels``, first on ``PYTHONPATH``, the subprocess started in it)
+with ``BANDSIM_CACHE_DIR=off`` (no verdict of a mutant reaches the audit
+caches). The tree lives at one fixed path and its Numba cache is the warm
+baseline cache without the kernels the mutant can reach
+(:mod:`benchmarks.mutants_cache`): only those recompile. :func:`probe` runs
+inside the tree: it checks that the mutated module is the one imported and
+returns, per algorithm, a digest of fixed-seed outputs (production runs over
+a few seeds, one recorded run, the declared releases and the accountant's
+ε) — an algorithm whose digest equals the unmutated one is not affected; a
+mutant that affects none is *equivalent* (at the probe's seeds and horizons).
 
-``python -m benchmarks.mutants_run probe coverage|signature ALGO,...`` is the
-subprocess side.
+``python -m benchmarks.mutants_run probe ALGO,...`` is the subprocess side.
 """
 import hashlib
 import json
@@ -22,17 +24,22 @@ import tempfile
 import time
 from pathlib import Path
 
+from .mutants_cache import harvest, pin_digest, prepare, seed, stale
 from .mutants_gen import ROOT, apply
 
 PY = sys.executable
-#: Seeds, horizon and runs of the equivalence outputs.
-SEEDS, SIG_T, SIG_RUNS = (1, 2, 3), 20_000, 4
-#: Horizon (per-step algorithms; the others) and runs of the coverage runs (Numba off).
-COV_T, COV_T_EPISODES, COV_RUNS = 3_000, 1_000_000, 2
-COV_MEANS = [0.9, 0.5, 0.1]
+#: Seeds, horizons (per-step algorithms; the others, whose first batches can exceed
+#: 20,000 pulls: the shuffle model's n is ~8,000 at ε = 0.5) and runs of the
+#: equivalence outputs; the recorded run is at the smaller of the two.
+SEEDS, SIG_T, SIG_T_EPISODES, SIG_RUNS = (1, 2), 20_000, 1_000_000, 3
+SIG_T_RECORD = 100_000
 EPSILON = 0.5
 #: Per-batch δ for mechanisms that need one.
 DELTA = 1e-6
+#: The fixed place of the mutant tree and of the baseline Numba cache (one table at a time).
+#: ``BANDSIM_MUTANTS_WORK`` overrides it (two tables at once need two places).
+WORK = Path(os.environ.get("BANDSIM_MUTANTS_WORK") or Path(tempfile.gettempdir()) / (
+    f"bandsim-mutants-{os.getuid()}-{hashlib.sha1(str(ROOT).encode()).hexdigest()[:8]}"))
 
 
 def materialize(m, where):
@@ -50,6 +57,7 @@ def materialize(m, where):
         rel = m.file.replace("kernels/", "bandsim/kernels/", 1) if m.file.startswith(
             "kernels/") else m.file
         (where / rel).write_text(apply(m))
+    pin_digest(where / "bandsim" / "kernels" / "_jit.py")
     return where
 
 
@@ -73,40 +81,24 @@ def run(cmd, tree, env, timeout):
         return "timeout", e.stdout or "", e.stderr or "", time.perf_counter() - t0
 
 
-def _probe_cmd(what, algos):
-    return [PY, "-m", "benchmarks.mutants_run", "probe", what, ",".join(algos)]
+def _probe_cmd(algos, accountant=False):
+    return ([PY, "-m", "benchmarks.mutants_run", "probe", ",".join(algos)]
+            + (["accountant"] if accountant else []))
 
 
-def coverage(algos, timeout=3600):
-    """{algorithm: set of (kernel file, line)} executed by a short simulation and a
-    recorded run of each algorithm, with Numba off; cached per algorithm under
-    ``.mutants/`` (keyed by the kernels' sources)."""
-    src = b"".join(p.read_bytes() for p in sorted((ROOT / "kernels").glob("*.py")))
-    cache = ROOT / ".mutants" / f"coverage-{hashlib.sha1(src).hexdigest()[:12]}.json"
-    got = json.loads(cache.read_text()) if cache.exists() else {}
-    missing = [a for a in algos if a not in got]
-    if missing:
-        with tempfile.TemporaryDirectory() as d:
-            tree = materialize(None, d)
-            env = env_for(tree, Path(d) / "numba")
-            env["NUMBA_DISABLE_JIT"] = "1"
-            code, out, err, _ = run(_probe_cmd("coverage", missing), tree, env, timeout)
-            if code != 0:
-                raise RuntimeError(f"coverage probe failed: {err[-2000:]}")
-            got.update(json.loads(out.splitlines()[-1]))
-        cache.parent.mkdir(exist_ok=True)
-        cache.write_text(json.dumps(got))
-    return {a: {tuple(x) for x in got[a]} for a in algos}
-
-
-def signature(tree, env, algos, timeout):
-    """The outputs digest of ``algos`` in ``tree`` (str), or ``crash: …`` / ``timeout``."""
-    code, out, err, _ = run(_probe_cmd("signature", algos), tree, env, timeout)
+def signature(tree, env, algos, timeout, accountant=False):
+    """({algorithm: outputs digest (str) or ``crash: …``}, set of kernel modules whose
+    kernels ran) of ``algos`` in ``tree``; every algorithm ``timeout`` or ``crash: …``
+    (and no module known) when the probe itself fails. ``accountant``: each digest also
+    covers the returning-user accountant's compositions and calibrations."""
+    code, out, err, _ = run(_probe_cmd(algos, accountant), tree, env, timeout)
     if code == "timeout":
-        return "timeout"
+        return dict.fromkeys(algos, "timeout"), None
     if code != 0:
-        return "crash: " + (err.strip().splitlines() or ["?"])[-1][:200]
-    return out.splitlines()[-1]
+        return (dict.fromkeys(algos, "crash: " + (err.strip().splitlines() or ["?"])[-1][:200]),
+                None)
+    got = json.loads(out.splitlines()[-1])
+    return got["digests"], set(got["ran"])
 
 
 def audit_cmds(algo, reg):
@@ -125,6 +117,12 @@ def audit_cmds(algo, reg):
             + extra}
     if algo in auditable():
         cmds["exact"] = base + ["--epsilon", str(EPSILON)] + extra
+    from bandsim.privacy.accountant import accountable
+
+    if algo in accountable():  # the returning-user accountant (B = 3)
+        cmds["accountant"] = base + ["--epsilon", str(EPSILON), "--returning", "3",
+                                     "--target-delta", str(DELTA)] + (
+            ["--delta", str(DELTA)] if extra else [])
     return cmds
 
 
@@ -137,40 +135,81 @@ def outcome(code, err):
     return {0: "PASS", 1: "FAIL", 2: "cannot"}.get(code, "crash")
 
 
-def check(m, algos, baseline, timeout=300, checks=("whole-run", "sampled", "exact")):
-    """Run one mutant: equivalence first (skipped with ``baseline=None``), then every
-    audit of every algorithm.
+def fail_line(text):
+    """The first line of an audit's output that says FAIL (str, ≤ 240 characters)."""
+    for line in text.splitlines():
+        if "FAIL" in line:
+            return " ".join(line.split())[:240]
+    return ""
+
+
+def check(m, algos, baseline, timeout=300, checks=("whole-run", "sampled", "exact"),
+          max_algos=2, engines=None, all_checks=False, work=WORK):
+    """Run one mutant: the per-algorithm output digests first (``baseline=None``: skip,
+    audit every algorithm of ``algos``), then the audits of at most ``max_algos`` of the
+    algorithms it affects (one per engine first), checks in the order given, stopping at
+    the first FAIL unless ``all_checks``. ``work``: the fixed directory of the tree and
+    of the baseline cache (``work/numba-base``, seeded from the repository's cache).
 
     Returns
     -------
     dict
-        mutant fields plus ``algorithms``, ``status`` (``caught``, ``survived``,
-        ``equivalent``, ``crash``, ``not run``), ``caught_by`` (list of "check:algo"),
-        ``results`` ({algo: {check: outcome}}), ``seconds``.
+        mutant fields plus ``algorithms`` (those audited), ``affected``, ``status``
+        (``caught``, ``survived``, ``equivalent``, ``crash``), ``caught_by`` (list of
+        "check:algo"), ``why`` (the first FAIL line), ``results`` ({algo: {check:
+        outcome}}), ``seconds``.
     """
     t0 = time.perf_counter()
-    row = dict(m.to_dict(), algorithms=list(algos), results={}, caught_by=[])
-    with tempfile.TemporaryDirectory(prefix="mutant-") as d:
-        tree = materialize(m, Path(d) / "tree")
-        env = env_for(tree, Path(d) / "numba")
-        sig = "" if baseline is None else signature(tree, env, algos, timeout)
-        row["signature"] = sig
-        if baseline is not None and sig == baseline:
-            row["status"] = "equivalent"
+    row = dict(m.to_dict(), algorithms=[], affected=[], results={}, caught_by=[])
+    drop = stale(m.file)
+    work = Path(work)
+    tree, cache, base = work / "tree", work / "numba", work / "numba-base"
+    if tree.exists():
+        shutil.rmtree(tree)
+    materialize(m, tree)
+    seed(base, tree)
+    prepare(base, cache, drop)
+    env = env_for(tree, cache)
+    try:
+        if baseline is None:
+            row["affected"] = list(algos)
+            sig = {}
         else:
-            for algo in algos:
-                res = row["results"][algo] = {}
-                for name, cmd in audit_cmds(algo, None).items():
-                    if name not in checks:
-                        continue
-                    code, out, err, _ = run(cmd, tree, env, timeout)
-                    res[name] = outcome(code, err)
-                    if res[name] == "FAIL":
-                        row["caught_by"].append(f"{name}:{algo}")
-            outcomes = {o for r in row["results"].values() for o in r.values()}
-            row["status"] = ("caught" if row["caught_by"] else
-                             "crash" if sig.startswith("crash") or "crash" in outcomes
-                             else "survived")
+            sig, ran = signature(tree, env, algos, timeout, m.cls == "count-1")
+            row["affected"] = [a for a in algos if sig[a] != baseline[a]]
+            if (not row["affected"] and ran is not None and m.file.startswith("kernels/")
+                    and Path(m.file).stem not in ran):
+                row["status"] = "not run"  # no kernel of the mutated module ran
+        crashed = sorted(a for a in row["affected"] if a in sig and not sig[a].isalnum())
+        pick, seen = [], set()
+        for a in row["affected"]:  # one per engine first
+            e = (engines or {}).get(a, a)
+            if e not in seen and a not in crashed:
+                seen.add(e)
+                pick.append(a)
+        pick += [a for a in row["affected"] if a not in pick and a not in crashed]
+        row["algorithms"] = pick[:max_algos]
+        if m.file.endswith("accountant.py"):  # only the accountant check reads it
+            checks = [c for c in checks if c == "accountant"]
+        for algo in row["algorithms"]:
+            res = row["results"][algo] = {}
+            cmds = audit_cmds(algo, None)
+            for name in checks:
+                if name not in cmds or (row["caught_by"] and not all_checks):
+                    continue
+                code, out, err, _ = run(cmds[name], tree, env, timeout)
+                res[name] = outcome(code, err)
+                if res[name] == "FAIL":
+                    row["caught_by"].append(f"{name}:{algo}")
+                    row.setdefault("why", fail_line(out + err))
+        outcomes = {o for r in row["results"].values() for o in r.values()}
+        row["status"] = row.get("status") or ("caught" if row["caught_by"] else
+                         "equivalent" if not row["affected"] else
+                         "crash" if crashed or "crash" in outcomes else "survived")
+        if crashed:
+            row["crash"] = {a: sig[a] for a in crashed}
+    finally:
+        harvest(base, cache, drop)
     row["seconds"] = round(time.perf_counter() - t0, 1)
     return row
 
@@ -185,44 +224,39 @@ def _imported_here():
         raise SystemExit(f"mutant tree not imported: bandsim.kernels is {k.__file__}")
 
 
-def _cov(algos):
-    import bandsim
-    import bandsim.kernels
-    from bandsim import wholerun
-    from bandsim.kernels import episodic
-    from bandsim.registry import get_algorithm, get_mechanism
+def _steady(x):
+    """``x`` without its timings (every ``seconds`` key, at any depth)."""
+    if isinstance(x, dict):
+        return {k: _steady(v) for k, v in x.items() if k != "seconds"}
+    if isinstance(x, (list, tuple)):
+        return [_steady(v) for v in x]
+    return x
 
-    episodic.as_index = lambda fn: fn  # Numba off: the index is a plain function
-    kdir = str(Path(bandsim.kernels.__file__).resolve().parent)
 
-    def tracer(frame, event, arg):
-        f = frame.f_code.co_filename
-        if f.startswith(kdir):
-            cur.add((f"kernels/{Path(f).name}", frame.f_lineno))
-            return tracer
-        return None
+#: Algorithms whose accountant calibration the probe also digests (one of each path: the
+#: declared releases, the exact per-batch views of a shuffle and of a SecAgg mechanism).
+CALIBRATED = ("dp-se", "sdp-ae", "dist-rdp-se")
 
-    out = {}
-    for name in algos:
-        cur = set()
-        a = get_algorithm(name)
-        horizon = COV_T if a.cost == "horizon" else COV_T_EPISODES
-        prm = {"epsilon": EPSILON}
-        mech = get_mechanism(a.mechanism) if a.mechanism else None
-        if mech is not None and "delta" in mech.takes:
-            prm["delta"] = DELTA
-        sys.settrace(tracer)
+
+def _accounted(name, h):
+    """Feed ``h`` the accountant's composition of ``name`` for a user returning B = 3
+    times (and its calibration, for :data:`CALIBRATED`)."""
+    from bandsim.privacy.accountant import accountable, calibrate, compose
+
+    if name not in accountable():
+        return
+    for what, f in (("compose", lambda: compose(name, EPSILON, 1024, 3, DELTA,
+                                                 batch_delta=DELTA)),
+                    ("calibrate", lambda: calibrate(name, 3, 1.0, DELTA, 1024))):
+        if what == "calibrate" and name not in CALIBRATED:
+            continue
         try:
-            bandsim.simulate(name, means=COV_MEANS, horizon=horizon, runs=COV_RUNS, seed=1,
-                             **prm)
-            wholerun.driver.play(name, prm, COV_MEANS, horizon, seed=0)
-        finally:
-            sys.settrace(None)
-        out[name] = sorted(cur)
-    return out
+            h.update(repr(f()).encode())
+        except Exception as e:  # noqa: BLE001 (the digest records what happened)
+            h.update(f"{what}: {type(e).__name__}".encode())
 
 
-def _sig(algos):
+def _sig(algos, accountant=False):
     import numpy as np
 
     import bandsim
@@ -230,32 +264,62 @@ def _sig(algos):
     from bandsim.privacy.participation import releases_of
     from bandsim.registry import get_algorithm, get_mechanism
 
-    h = hashlib.sha256()
+    import bandsim.runner
+
+    # the whole-run verdict simulate() attaches is one of the checks, run on its own (and
+    # carries its own timing): the digest is of what the engine outputs
+    bandsim.runner.result_verdict = lambda *a, **k: {"skipped": "mutant probe"}
+    out = {}
     for name in algos:
-        a = get_algorithm(name)
-        prm = {"epsilon": EPSILON}
-        mech = get_mechanism(a.mechanism) if a.mechanism else None
-        if mech is not None and "delta" in mech.takes:
-            prm["delta"] = DELTA
-        for seed in SEEDS:
-            r = bandsim.simulate(name, instance="C2", arms=3, horizon=SIG_T, runs=SIG_RUNS,
-                                 seed=seed, **prm)
-            h.update(np.ascontiguousarray(r.pseudo_regret).tobytes())
-            h.update(np.ascontiguousarray(r.pulls).tobytes())
-            h.update(json.dumps(r.config.get("privacy"), sort_keys=True, default=str).encode())
-        run = wholerun.driver.play(name, prm, [0.7, 0.5, 0.3], SIG_T, seed=0)
-        for x in (run.rel, run.val, run.pulls):
-            h.update(np.ascontiguousarray(x).tobytes())
+        h = hashlib.sha256()
         try:
-            rel = releases_of(a, a.resolve(dict(prm), SIG_T), SIG_T)
-            h.update(repr([(r.law, r.scale, r.count, r.epsilon) for r in rel]).encode())
-        except Exception as e:  # noqa: BLE001 (the digest records what happened)
-            h.update(type(e).__name__.encode())
-    return h.hexdigest()[:16]
+            a = get_algorithm(name)
+            prm = {"epsilon": EPSILON}
+            mech = get_mechanism(a.mechanism) if a.mechanism else None
+            if mech is not None and "delta" in mech.takes:
+                prm["delta"] = DELTA
+            horizon = SIG_T if a.cost == "horizon" else SIG_T_EPISODES
+            for seed in SEEDS:
+                r = bandsim.simulate(name, instance="C2", arms=3, horizon=horizon,
+                                     runs=SIG_RUNS, seed=seed, **prm)
+                h.update(np.ascontiguousarray(r.pseudo_regret).tobytes())
+                h.update(np.ascontiguousarray(r.pulls).tobytes())
+                h.update(json.dumps(_steady(r.config.get("privacy")), sort_keys=True,
+                                    default=str).encode())
+            run = wholerun.driver.play(name, prm, [0.7, 0.5, 0.3],
+                                       min(horizon, SIG_T_RECORD), seed=0)
+            for x in (run.rel, run.val, run.pulls):
+                h.update(np.ascontiguousarray(x).tobytes())
+            try:
+                rel = releases_of(a, a.resolve(dict(prm), horizon), horizon)
+                h.update(repr([(r.law, r.scale, r.count, r.epsilon) for r in rel]).encode())
+            except Exception as e:  # noqa: BLE001 (the digest records what happened)
+                h.update(type(e).__name__.encode())
+            if accountant:
+                _accounted(name, h)
+            out[name] = h.hexdigest()[:16]
+        except Exception as e:  # noqa: BLE001 (a crash of one algorithm is its outcome)
+            out[name] = f"crash: {type(e).__name__}: {str(e)[:160]}"
+    return dict(digests=out, ran=_ran())
+
+
+def _ran():
+    """Kernel modules with a compiled (or cache-loaded) kernel in this process."""
+    from numba.core.registry import CPUDispatcher
+
+    ran = set()
+    for name, mod in list(sys.modules.items()):
+        if not name.startswith("bandsim.kernels."):
+            continue
+        for obj in vars(mod).values():
+            if (isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == name
+                    and obj.overloads):
+                ran.add(name.rsplit(".", 1)[1])
+    return sorted(ran)
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["probe"]:
         _imported_here()
-        what, algos = sys.argv[2], [a for a in sys.argv[3].split(",") if a]
-        print(json.dumps(_cov(algos)) if what == "coverage" else _sig(algos))
+        print(json.dumps(_sig([a for a in sys.argv[2].split(",") if a],
+                              sys.argv[3:4] == ["accountant"])))

@@ -379,8 +379,9 @@ def _lazy_as_plugin(rng, mean, n, t, c):  # Lazy-DP-TS's sampler, but a plug-in'
 def test_lazy_dp_ts_through_the_sample_hook_equals_its_inlined_sampler(means, sigma):
     """Lazy-DP-TS is declared through the ``sample`` hook; its engine inlines the built-in
     sampler. The same sampler called as a plug-in's first-class hook takes the same draws
-    and decisions: bit-identical paths."""
-    plan = EP.PLANS["lazy-dp-ts"](dict(epsilon=0.5), len(means), 3000)
+    and decisions: bit-identical paths (the per-round engine; the default event-driven one
+    needs Beta quantiles, tests/test_lazy_events.py)."""
+    plan = EP.PLANS["lazy-dp-ts"](dict(epsilon=0.5, engine="per-round"), len(means), 3000)
     assert get_algorithm("lazy-dp-ts").sample is thompson.lazy_dp_ts_sample
     assert plan.sample is thompson.lazy_dp_ts_sample
     hooked = dataclasses.replace(plan, sample=_lazy_as_plugin)

@@ -90,12 +90,9 @@ from numba import types
 from numba.extending import get_cython_function_address
 
 from ._jit import jit, jit_inline
-from .codes import LAW_LAPLACE
 from .indices import clip01
-from .record import release, rsum
 from .regret import start_run
-from .samplers import laplace_draw
-from .thompson import _regret, beta_pseudo
+from .thompson import _regret, beta_pseudo, close_chunk, first_pulls
 
 _SIG = types.float64(types.float64, types.float64, types.float64, types.intc)
 _SPECIAL = ("betainc", "betaincc", "betaincinv", "betainccinv")
@@ -326,19 +323,6 @@ def _drawn_round(rng, mt, O, lt, L, q, e, R, order, th, known):
 
 
 @jit_inline
-def _close(rng, rec, run, t, J, rcode, rpar, noise_scale, mt, O, fresh, need, chunk):
-    """Arm J's chunk of need[J] fresh rewards closes at round t: its Laplace mean."""
-    n = need[J]
-    s = rsum(rng, rec, run, t - 1, J, rcode, rpar, n)
-    mt[J] = release(rec, run, t, J, n, LAW_LAPLACE, chunk[J], s, noise_scale,
-                    s + laplace_draw(rng, noise_scale)) / n
-    O[J] = n
-    fresh[J] = 0
-    need[J] = 2 * n
-    chunk[J] += 1
-
-
-@jit_inline
 def _leader_pulls(L, n, t, g, pulls, fresh, checkpoints, ci, row):
     """Rounds t + 1 … t + n all pull L; write the checkpoints among them; returns ci."""
     end = t + n
@@ -420,23 +404,8 @@ def run_lazy_dp_ts_events_shard(rng, shard, c_shift, noise_scale, log_factor, re
         row = out_regret[run]
         pulls = out_pulls[run]
         start_run(active, pulls, out_elim[run])
-        ci = 0
-        t = np.int64(0)
-        for j in range(K):
-            if t >= horizon:
-                break
-            x = rsum(rng, rec, run, t, j, rcode, rpar[run, j], 1)
-            mt[j] = release(rec, run, t + 1, j, 1, LAW_LAPLACE, -1, x, noise_scale,
-                            x + laplace_draw(rng, noise_scale))
-            O[j] = 1.0
-            fresh[j] = 0
-            need[j] = 2
-            chunk[j] = 0
-            pulls[j] += 1
-            t += 1
-            while ci < nc and checkpoints[ci] == t:
-                row[ci] = _regret(g, pulls)
-                ci += 1
+        t, ci = first_pulls(rng, rec, run, K, horizon, rcode, rpar[run], noise_scale, mt, O,
+                            fresh, need, chunk, pulls, g, checkpoints, row)
         plain_end = t
         stretch = PLAIN_FIRST
         while t < horizon:
@@ -446,7 +415,7 @@ def run_lazy_dp_ts_events_shard(rng, shard, c_shift, noise_scale, log_factor, re
                 pulls[J] += 1
                 fresh[J] += 1
                 if fresh[J] == need[J]:
-                    _close(rng, rec, run, t, J, rcode, rpar[run, J], noise_scale, mt, O, fresh,
+                    close_chunk(rng, rec, run, t, J, rcode, rpar[run, J], noise_scale, mt, O, fresh,
                            need, chunk)
                 while ci < nc and checkpoints[ci] == t:
                     row[ci] = _regret(g, pulls)
@@ -470,7 +439,7 @@ def run_lazy_dp_ts_events_shard(rng, shard, c_shift, noise_scale, log_factor, re
                     ci = _leader_pulls(L, t1 - t, t, g, pulls, fresh, checkpoints, ci, row)
                     t = t1
                     if fresh[L] == need[L]:
-                        _close(rng, rec, run, t, L, rcode, rpar[run, L], noise_scale, mt, O,
+                        close_chunk(rng, rec, run, t, L, rcode, rpar[run, L], noise_scale, mt, O,
                                fresh, need, chunk)
                     break
                 n = np.int64(skip)
@@ -481,7 +450,7 @@ def run_lazy_dp_ts_events_shard(rng, shard, c_shift, noise_scale, log_factor, re
                 fresh[J] += 1
                 closed = fresh[J] == need[J]
                 if closed:
-                    _close(rng, rec, run, t, J, rcode, rpar[run, J], noise_scale, mt, O, fresh,
+                    close_chunk(rng, rec, run, t, J, rcode, rpar[run, J], noise_scale, mt, O, fresh,
                            need, chunk)
                 while ci < nc and checkpoints[ci] == t:
                     row[ci] = _regret(g, pulls)

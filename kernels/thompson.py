@@ -83,6 +83,46 @@ def _regret(g, pulls):
 
 
 @jit_inline
+def close_chunk(rng, rec, run, t, J, rcode, rpar, noise_scale, mt, O, fresh, need, chunk):
+    """Arm J's chunk of need[J] fresh rewards closes at round t: one block of its rewards
+    and one release of their sum + Lap(noise_scale); mt[J] becomes the chunk's private mean,
+    and the next chunk is twice as long (Hu & Hegde, UAI 2022, Algorithm 2)."""
+    n = need[J]
+    s = rsum(rng, rec, run, t - 1, J, rcode, rpar, n)
+    mt[J] = release(rec, run, t, J, n, LAW_LAPLACE, chunk[J], s, noise_scale,
+                    s + laplace_draw(rng, noise_scale)) / n
+    O[J] = n
+    fresh[J] = 0
+    need[J] = 2 * n
+    chunk[J] += 1
+
+
+@jit_inline
+def first_pulls(rng, rec, run, K, horizon, rcode, rpar, noise_scale, mt, O, fresh, need, chunk,
+                pulls, g, checkpoints, row):
+    """Lazy-DP-TS's start: each arm pulled once, its reward released alone + Lap(noise_scale)
+    (tag −1); the checkpoints reached are written. Returns (t, ci)."""
+    ci = 0
+    t = np.int64(0)
+    for j in range(K):
+        if t >= horizon:
+            break
+        x = rsum(rng, rec, run, t, j, rcode, rpar[j], 1)
+        mt[j] = release(rec, run, t + 1, j, 1, LAW_LAPLACE, -1, x, noise_scale,
+                        x + laplace_draw(rng, noise_scale))
+        O[j] = 1.0
+        fresh[j] = 0
+        need[j] = 2
+        chunk[j] = 0
+        pulls[j] += 1
+        t += 1
+        while ci < checkpoints.shape[0] and checkpoints[ci] == t:
+            row[ci] = _regret(g, pulls)
+            ci += 1
+    return t, ci
+
+
+@jit_inline
 def lazy_dp_ts_sample(rng, mean, n, t, c):
     """Lazy-DP-TS's posterior sample θ ~ Beta(m̄ n + 1, (1 − m̄) n + 1) (float64), with
     m̄ = clip(mean + c[1] c[0] / n): ``c[0]`` = ln t (the engine's slot), ``c[1]`` =
@@ -160,23 +200,8 @@ def run_lazy_dp_ts_shard(rng, shard, kind, sample, c, noise_scale, rec):
         row = out_regret[run]
         pulls = out_pulls[run]
         start_run(active, pulls, out_elim[run])
-        ci = 0
-        t = np.int64(0)
-        for j in range(K):
-            if t >= horizon:
-                break
-            x = rsum(rng, rec, run, t, j, rcode, rpar[run, j], 1)
-            mt[j] = release(rec, run, t + 1, j, 1, LAW_LAPLACE, -1, x, noise_scale,
-                            x + laplace_draw(rng, noise_scale))
-            O[j] = 1.0
-            fresh[j] = 0
-            need[j] = 2
-            chunk[j] = 0
-            pulls[j] += 1
-            t += 1
-            while ci < nc and checkpoints[ci] == t:
-                row[ci] = _regret(g, pulls)
-                ci += 1
+        t, ci = first_pulls(rng, rec, run, K, horizon, rcode, rpar[run], noise_scale, mt, O,
+                            fresh, need, chunk, pulls, g, checkpoints, row)
         while t < horizon:
             t += 1
             cw[0] = math.log(t)
@@ -193,14 +218,8 @@ def run_lazy_dp_ts_shard(rng, shard, kind, sample, c, noise_scale, rec):
             pulls[J] += 1
             fresh[J] += 1
             if fresh[J] == need[J]:
-                n = need[J]
-                s = rsum(rng, rec, run, t - 1, J, rcode, rpar[run, J], n)
-                mt[J] = release(rec, run, t, J, n, LAW_LAPLACE, chunk[J], s, noise_scale,
-                                s + laplace_draw(rng, noise_scale)) / n
-                O[J] = n
-                fresh[J] = 0
-                need[J] = 2 * n
-                chunk[J] += 1
+                close_chunk(rng, rec, run, t, J, rcode, rpar[run, J], noise_scale, mt, O, fresh,
+                            need, chunk)
             while ci < nc and checkpoints[ci] == t:
                 row[ci] = _regret(g, pulls)
                 ci += 1

@@ -29,7 +29,7 @@ from .params import MAX_HORIZON
 from .plancache import make_plan, memo, plan_key
 from .privacy.results import result_privacy
 from .results import Result
-from .wholerun.cache import result_verdict
+from .wholerun.cache import result_verdict, results_audited
 
 #: Runs per shard (and per Generator) unless the plan sets ``shard_runs``
 #: (per-step engines use smaller shards, so progress is reported every few
@@ -325,7 +325,7 @@ instance_file, **params
     }
     config["privacy"] = memo(("privacy",) + key[1:],
                               lambda: result_privacy(algo, resolved, plan, horizon))
-    if algo.private:  # the whole-run audit at these parameters (disk-cached by code digest)
+    if algo.private and results_audited():  # the whole-run audit here (disk-cached by code)
         config["privacy"] = dict(config["privacy"], whole_run=memo(
             ("whole_run", algo.name, repr(sorted(resolved.items())), horizon),
             lambda: result_verdict(algo, resolved, horizon)))

@@ -10,6 +10,13 @@ import pytest
 # test session: shared by the session's subprocesses, never by an earlier session.
 os.environ["BANDSIM_CACHE_DIR"] = tempfile.mkdtemp(prefix="bandsim-test-cache-")
 
+# A private result carries its whole-run verdict (bandsim.wholerun.cache.result_verdict):
+# one audit per distinct setting, about 0.5 s each, which the hundreds of settings the
+# suite simulates would pay again in every session. Off by default here; the modules
+# that test the verdict, the board's ranking by it or its display turn it on (listed
+# in RESULT_AUDIT_MODULES, or marked ``result_audit``).
+os.environ["BANDSIM_RESULT_AUDIT"] = "off"
+
 #: Significance level of every statistical test in the suite. With fixed seeds
 #: the tests are deterministic; a correct implementation fails one of them
 #: with probability about ALPHA per test before the seeds were fixed.
@@ -54,8 +61,22 @@ def rng():
 FAST_MODULES = {"test_cli.py", "test_config.py", "test_fail_closed.py", "test_layout.py",
                 "test_docstrings.py", "test_ux.py"}
 
+#: Test modules whose results carry their whole-run verdict (see the top of this file).
+RESULT_AUDIT_MODULES = {"test_wholerun.py", "test_plugins.py", "test_plugin_engine_audit.py",
+                        "test_suite.py", "test_confidence.py", "test_sampled_engines.py"}
+
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.name in FAST_MODULES:
             item.add_marker(pytest.mark.fast)
+        if item.path.name in RESULT_AUDIT_MODULES:
+            item.add_marker(pytest.mark.result_audit)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """``BANDSIM_RESULT_AUDIT=on`` for the tests marked ``result_audit``, set before any
+    of the item's fixtures (a module fixture is built in its first item's setup)."""
+    on = item.get_closest_marker("result_audit") is not None
+    os.environ["BANDSIM_RESULT_AUDIT"] = "on" if on else "off"

@@ -69,10 +69,13 @@ def test_result_equality_is_exact_and_repr_is_short(res, tmp_path):
 def test_memory_keyword_sets_the_budget_for_one_call(res):
     from bandsim import resources
 
-    before = resources.budget()
-    with pytest.raises(ConfigError, match="runs"):
-        bandsim.simulate("dp-se", **dict(SMALL, runs=10**6), memory="10M")
-    assert resources.budget() == before  # restored, also after an error
+    before = resources.set_budget("3G")  # a fixed budget: free memory moves under load
+    try:
+        with pytest.raises(ConfigError, match="runs"):
+            bandsim.simulate("dp-se", **dict(SMALL, runs=10**6), memory="10M")
+        assert resources.budget() == 3 << 30  # restored, also after an error
+    finally:
+        resources.restore_budget(before)
     with pytest.raises(ConfigError, match="memory"):
         bandsim.simulate("dp-se", **SMALL, memory="lots")
 

@@ -65,10 +65,11 @@ def failed_audit(r):
 
 
 def unaudited(r):
-    """The row's whole-run audit could not run: its engine records nothing (a plug-in's
-    own engine without the release primitive), so no release of it was checked. It is
-    ranked after every audited row of its cell."""
-    return r.get("whole_run_verdict") == "not auditable"
+    """The row's whole-run audit could not run (its engine records nothing: a plug-in's
+    own engine without the release primitive) or is not in the result (``not recorded``:
+    made before the verdict existed, or with ``BANDSIM_RESULT_AUDIT=off``), so no release
+    of it was checked. It is ranked after every audited row of its cell."""
+    return r.get("whole_run_verdict") in ("not auditable", "not recorded")
 
 
 def rank_rows(rows):

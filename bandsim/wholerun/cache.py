@@ -18,6 +18,7 @@ for ``bandsim list``, which must stay fast.
 import hashlib
 import json
 import math
+import os
 from pathlib import Path
 
 from .. import kernels
@@ -125,6 +126,12 @@ def verdict(algorithm, params=None, horizon=RESULT_HORIZON, seed=0):
     out = audit(algo.name, resolved, horizon=horizon, seed=seed).to_dict()
     _write(k, out)
     return dict(out, cached=False)
+
+
+def results_audited():
+    """Whether results carry their whole-run verdict (bool): yes unless the
+    environment sets ``BANDSIM_RESULT_AUDIT=off`` (then a board shows ``not recorded``)."""
+    return os.environ.get("BANDSIM_RESULT_AUDIT", "on").strip().lower() != "off"
 
 
 def result_verdict(algo, params, horizon):

@@ -71,9 +71,7 @@ def cmd_suite(args, console):
         for table in lb.rich_tables(secs):
             term.print(table)
         path = board_compare.write_compare(out, secs, counts, str(args.compare))
-        term.print(f"{counts['regret']} regrets moved beyond their CIs, {counts['rank']} "
-                   f"ranks and {counts['verdict']} verdicts changed; {counts['new']} new, "
-                   f"{counts['gone']} gone ({path})", highlight=False)
+        term.print(f"{board_compare.summary(counts)} ({path})", highlight=False)
         for note in counts["notes"]:
             term.print(f"[yellow]note:[/] {plain(note)}", highlight=False)
     console.print(f"wrote {', '.join(p.name for p in paths.values())} to {out}",

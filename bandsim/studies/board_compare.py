@@ -102,11 +102,28 @@ def _rank(r):
     return "ref" if _nan(r["rank"]) else f"{r['rank']:g}"
 
 
+def summary(counts):
+    """The comparison in one line: ``0 regrets moved, 0 ranks and 0 verdicts changed; …``.
+
+    Parameters
+    ----------
+    counts : dict
+        The counts of :func:`compare`.
+
+    Returns
+    -------
+    str
+        A regret moved when it changed by more than the two 95 % half-widths in quadrature.
+    """
+    return (f"{counts['regret']} regrets moved, {counts['rank']} ranks and "
+            f"{counts['verdict']} verdicts changed; {counts['new']} new and {counts['gone']} "
+            "gone configurations (a regret moved: by more than the two 95 % half-widths in "
+            "quadrature)")
+
+
 def write_compare(out, secs, counts, label):
     """``compare.md`` in ``out``; returns its path."""
-    lines = [f"{counts['regret']} regrets moved beyond their CIs, {counts['rank']} ranks and "
-             f"{counts['verdict']} verdicts changed; {counts['new']} new and "
-             f"{counts['gone']} gone configurations."] + counts["notes"]
+    lines = [summary(counts)] + counts["notes"]
     path = Path(out) / "compare.md"
     legend = ("A regret moved when the difference of means exceeds the two 95 % half-widths "
               "in quadrature (about 1 configuration in 20 moves by chance alone).")
@@ -115,4 +132,4 @@ def write_compare(out, secs, counts, label):
     return path
 
 
-__all__ = ["compare", "write_compare"]
+__all__ = ["compare", "summary", "write_compare"]

@@ -18,8 +18,9 @@ From the per-configuration rows of :func:`bandsim.studies.suite.run_suite`:
 Files written by :func:`write` into the output directory: ``leaderboard.md``,
 ``leaderboard.html``, ``rows.parquet`` (one row per configuration),
 ``board.parquet`` (one row per trust model × algorithm), ``suite.json``
-(the tier, skipped configurations with reasons, errors, versions) and, with
-``compare``, ``compare.md``.
+(the tier, skipped configurations with reasons, errors, versions), the
+regret-vs-ε figures under ``figures/`` (:mod:`bandsim.studies.board_render`)
+and, with ``compare``, ``compare.md``.
 """
 import html
 import json
@@ -31,6 +32,7 @@ from .. import confidence
 from ..atomic import write_parquet, write_text
 from ..errors import ConfigError
 from ..privacy.sampled import sampler_status
+from .board_render import regret_figures, to_html
 
 NONE_TRUST = "none"
 
@@ -455,8 +457,11 @@ def _md_cell(x):
     return str(x).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(secs, title, lines, legend=LEGEND):
+def markdown(secs, title, lines, legend=LEGEND, figures=()):
     out = [f"# {title}", ""] + [f"{ln}  " for ln in lines] + ["", legend, ""]
+    if figures:
+        out += ["## Regret against ε", ""] + [f"![{alt}]({rel})  \n*{trust}*\n"
+                                              for trust, rel, alt in figures]
     for s in secs:
         out += ["#" * s.level + " " + s.title, ""]
         out.append("| " + " | ".join(s.columns) + " |")
@@ -465,34 +470,6 @@ def markdown(secs, title, lines, legend=LEGEND):
         if s.caption:
             out += ["", s.caption]
         out.append("")
-    return "\n".join(out)
-
-
-CSS = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:95em}"
-       "table{border-collapse:collapse;margin:0.5em 0 1.5em}"
-       "th,td{border:1px solid #ccc;padding:0.2em 0.5em;text-align:left;font-size:0.9em}"
-       "th{background:#f2f2f2}td.pass{color:#070}td.fail{color:#b00;font-weight:bold}")
-
-
-def to_html(secs, title, lines):
-    e = html.escape
-    out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title>"
-           f"<style>{CSS}</style></head><body><h1>{e(title)}</h1>"]
-    out += [f"<p>{e(ln)}</p>" for ln in lines] + [f"<p><small>{e(LEGEND)}</small></p>"]
-    for s in secs:
-        out.append(f"<h{s.level}>{e(s.title)}</h{s.level}><table><tr>"
-                   + "".join(f"<th>{e(c)}</th>" for c in s.columns) + "</tr>")
-        for r in s.rows:
-            cells = []
-            for c in r:
-                cls = " class='pass'" if str(c).startswith("PASS") else (
-                    " class='fail'" if "FAIL" in str(c) else "")
-                cells.append(f"<td{cls}>{e(str(c))}</td>")
-            out.append("<tr>" + "".join(cells) + "</tr>")
-        out.append("</table>")
-        if s.caption:
-            out.append(f"<p>{e(s.caption)}</p>")
-    out.append("</body></html>")
     return "\n".join(out)
 
 
@@ -525,12 +502,14 @@ def write(out, rows, board, meta):
     paths = {k: out / n for k, n in (("md", "leaderboard.md"), ("html", "leaderboard.html"),
                                      ("rows", "rows.parquet"), ("board", "board.parquet"),
                                      ("json", "suite.json"))}
-    _write_text(paths["md"], markdown(secs, title, lines))
-    _write_text(paths["html"], to_html(secs, title, lines))
+    figures = regret_figures(rows, meta, out) if rows else []
+    _write_text(paths["md"], markdown(secs, title, lines, figures=figures))
+    _write_text(paths["html"], to_html(secs, title, lines, LEGEND, figures, meta))
     small = {k: v for k, v in meta.items() if k not in ("skipped", "errors")}
     _write_parquet(paths["rows"], rows, small)
     _write_parquet(paths["board"], board, small)
     _write_text(paths["json"], json.dumps(meta, indent=1, default=str))
+    paths.update({f"figure {trust}": out / rel for trust, rel, _ in figures})
     return paths
 
 

@@ -185,6 +185,16 @@ def pow2_exponent(n):
     return np.int64(j)
 
 
+@jit_inline
+def empirical_best(mt):
+    """argmax_a μ̃_a, lowest index on ties (int64): the recommendation and the stop's arm."""
+    h = np.int64(0)
+    for a in range(1, mt.shape[0]):
+        if mt[a] > mt[h]:
+            h = np.int64(a)
+    return h
+
+
 @jit
 def glr_stop(mt, nt, c):
     """GLR stopping on tabulated thresholds (int64): â = argmax μ̃, or −1 to go on.
@@ -207,10 +217,7 @@ def glr_stop(mt, nt, c):
     """
     cap = c[0]
     J = np.int64(c[1])
-    h = 0
-    for a in range(1, mt.shape[0]):
-        if mt[a] > mt[h]:
-            h = a
+    h = empirical_best(mt)
     jh = pow2_exponent(nt[h])
     for b in range(mt.shape[0]):
         if b == h:
@@ -240,10 +247,7 @@ def gauss_stop(mt, nt, c):
         Pulls per arm.
     c : float64 (1,)
     """
-    h = 0
-    for a in range(1, mt.shape[0]):
-        if mt[a] > mt[h]:
-            h = a
+    h = empirical_best(mt)
     lh = 2.0 * np.log(4.0 + np.log(nt[h]))
     for b in range(mt.shape[0]):
         if b == h:

@@ -122,3 +122,61 @@ def test_declarations_are_the_one_place():
     assert {"adap-tt", "adap-tt-star", "tt-ucb"} <= set(d)
     assert d["adap-tt-star"].provisional and not d["adap-tt"].provisional
     assert d["adap-tt"].param("threshold").choices == ("eq-5.11", "heuristic")
+
+
+# --- plug-in hooks: a researcher's top-two rule, no engine of its own --------------------
+import numba  # noqa: E402
+
+from bandsim.bai.toptwo import TopTwoBAI  # noqa: E402
+from bandsim.kernels import toptwo as kt  # noqa: E402
+
+
+@numba.njit
+def my_leader(mt, nt, cnt, t, c):
+    """The built-in UCB leader, written out as a plug-in."""
+    g = np.log(max(t, 1))
+    best, arg = -np.inf, 0
+    for a in range(mt.shape[0]):
+        u = mt[a] + np.sqrt(g / nt[a]) + g * c[0] / nt[a]
+        if u > best:
+            best, arg = u, a
+    return arg
+
+
+@numba.njit
+def my_challenger(b, mt, cnt, c):
+    return kt.tc_challenger(b, mt, cnt, c)
+
+
+@numba.njit
+def my_stop(mt, nt, c):
+    return kt.glr_stop(mt, nt, c)
+
+
+@numba.njit
+def eb_leader(mt, nt, cnt, t, c):
+    """Empirical-best leader (EB-TC), a different rule."""
+    return np.argmax(mt)
+
+
+def test_plugin_hooks_reproduce_the_builtin_rules_bit_for_bit():
+    from bandsim import registry, validation
+
+    base = declarations.get("adap-tt")
+    params = dict(epsilon=1.0, delta=0.01, beta=0.5, threshold="eq-5.11")
+    stop_c = base.plan(params, 3, 10**7).tables.cs
+    mine = TopTwoBAI(name="my-tt", summary="plug-in copy of adap-tt", source="test",
+                     params=base.params, leader=my_leader, challenger=my_challenger,
+                     stop=my_stop, constants=lambda p, k, b: dict(stop=stop_c))
+    validation.check(mine, registry.mechanisms(), kernel_keys=registry.KERNEL_KEYS,
+                     reward_models=registry.REWARD_MODELS, costs=registry.COSTS)  # compiles
+    plan = mine.plan(params, 3, 10**7)
+    assert (plan.tables.kinds == kt.HOOK).all()
+    got = engine("my-tt", MU, params, 50, seed=4, plan=plan)
+    want = engine("adap-tt", MU, params, 50, seed=4)
+    for g, w in zip(got, want):
+        assert np.array_equal(g, w)
+    eb = TopTwoBAI(name="eb-tt", summary="EB leader", source="test", params=base.params,
+                   leader=eb_leader)
+    tau, arm, st = engine("eb-tt", MU, params, 50, seed=4, plan=eb.plan(params, 3, 10**7))
+    assert st.all() and (arm == 0).all() and not np.array_equal(tau, want[0])

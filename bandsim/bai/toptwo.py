@@ -226,6 +226,7 @@ class TopTwoBAI(Algorithm):
     """
 
     engine: str = "bai-toptwo"
+    rewards: tuple = ("bernoulli",)
     mechanism: str = "laplace"
     trust: str = "central ε-DP"
     cost: str = "episodes"

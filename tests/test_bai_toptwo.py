@@ -180,3 +180,17 @@ def test_plugin_hooks_reproduce_the_builtin_rules_bit_for_bit():
                    leader=eb_leader)
     tau, arm, st = engine("eb-tt", MU, params, 50, seed=4, plan=eb.plan(params, 3, 10**7))
     assert st.all() and (arm == 0).all() and not np.array_equal(tau, want[0])
+
+
+def test_cli_passes_the_threshold_reading_on(tmp_path, capsys):
+    from bandsim.bai import BAIResult
+    from bandsim.cli import main
+
+    out = tmp_path / "h.parquet"
+    assert main(["bai", "adap-tt", "--means", "0.9,0.6,0.3", "--epsilon", "1", "--delta",
+                 "0.01", "--runs", "4", "--seed", "1", "--threshold", "heuristic",
+                 "--out", str(out)]) == 0
+    assert BAIResult.from_parquet(out).config["params"]["threshold"] == "heuristic"
+    assert main(["bai", "adap-tt", "--means", "0.9,0.6,0.3", "--epsilon", "1", "--delta",
+                 "0.01", "--runs", "4", "--threshold", "eq-5.12"]) == 2
+    assert "threshold" in capsys.readouterr().err

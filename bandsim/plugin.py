@@ -14,7 +14,9 @@ Declarations
     :class:`BatchedElimination`, :class:`BatchedDecision`, :class:`EpisodicIndex`,
     :class:`PerStep`, :class:`PerStepIndex` (a numba ``index`` over the tree
     mechanism's private sums), :class:`SVTEngine`, :class:`PerRoundThompson`,
-    :class:`ThompsonSampler` (a numba posterior ``sample`` over Laplace chunk means). Every field is a keyword. :class:`Guarantee`
+    :class:`ThompsonSampler` (a numba posterior ``sample`` over Laplace chunk means),
+    :class:`TopTwoBAI` (fixed-confidence top two: numba ``leader``, ``challenger``,
+    ``stop``; run by :func:`bandsim.simulate_bai`). Every field is a keyword. :class:`Guarantee`
     says what a mechanism promises and how it is audited and accounted.
 Registration
     :func:`register`, :func:`unregister`, :func:`get_mechanism`,
@@ -86,6 +88,7 @@ from . import provenance, registry, validation
 from .algorithms.base import EpisodicPlan, Plan, build_tables, laplace_claim, mechanism_tables
 from .algorithms.elimination import batch_size, confidence_radius, plan_protocol
 from .algorithms.decision import decision_plan
+from .bai.toptwo import TopTwoBAI
 from .algorithms.families import (BatchedDecision, BatchedElimination, EpisodicIndex,
                                   PerRoundThompson, PerStep, PerStepIndex, SVTEngine,
                                   ThompsonSampler)
@@ -139,4 +142,4 @@ __all__ = ["Algorithm", "audit", "audit_release", "BATCH_SIZE", "batch_size", "B
            "provenance", "rdraw", "register", "Release", "release", "rsum", "REQUIRED", "SCALE",
            "secagg", "secagg_audit", "secagg_audit_points", "ThompsonSampler",
            "SecAggProtocol", "Shard", "Shuffle", "simulate", "Skellam", "SumBatch", "SVTEngine",
-           "unregister"]
+           "TopTwoBAI", "unregister"]

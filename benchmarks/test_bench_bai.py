@@ -43,3 +43,30 @@ def test_reference_ratio(benchmark):
     ns = benchmark.stats.stats.min / res.tau.sum() * 1e9
     benchmark.extra_info.update(reference_ns_per_pull=ref_ns, engine_ns_per_pull=ns,
                                 ratio=ref_ns / ns)
+
+
+@pytest.mark.parametrize("name", ["adap-tt", "adap-tt-star"])
+def test_top_two_engine_against_the_per_pull_reference(benchmark, name):
+    """Release-batched top-two engine vs the plain-Python per-pull oracle, C3, ε = 1, CPU
+    time per pull in the same process (benchmarks/toptwo_bai.py also times the authors' code)."""
+    from bandsim.bai import declarations
+    from tests.reference import top_two_bai
+
+    mu = np.array([0.75, 0.53125, 0.375, 0.28125, 0.25])
+    params = dict(epsilon=1.0, delta=0.01, beta=0.5)
+    if name == "adap-tt":
+        params["threshold"] = "eq-5.11"
+    plan = declarations.get(name).plan(params, 5, 10**8)
+    runs = 1000
+    rpar = np.ascontiguousarray(np.broadcast_to(mu[None, :, None], (runs, 5, 1)))
+    tau, arm, st = np.zeros(runs, np.int64), np.zeros(runs, np.int64), np.zeros(runs, bool)
+    rng = np.random.default_rng(0)
+    t0 = time.process_time()
+    pulls = sum(top_two_bai(rng, mu, 0.01, epsilon=1.0, threshold="eq-5.14" if name !=
+                            "adap-tt" else "eq-5.11")[0] for _ in range(10))
+    ref_ns = (time.process_time() - t0) / pulls * 1e9
+    benchmark.pedantic(lambda: plan.run_shard(np.random.default_rng(1), 0, rpar, tau, arm, st),
+                       rounds=3, iterations=1)
+    ns = benchmark.stats.stats.min / tau.sum() * 1e9
+    benchmark.extra_info.update(reference_ns_per_pull=ref_ns, engine_ns_per_pull=ns,
+                                ratio=ref_ns / ns, tau_mean=float(tau.mean()))

@@ -28,6 +28,9 @@ Hook kinds (the name is the declaration's kernel key):
     ``state`` float64 (S,) the run's own scratch, zeroed when a run starts.
     A rule of the earlier form ``decide(stat, cnt, t, c, pick)`` is adapted
     (:func:`as_hook`).
+``leader(mt, nt, cnt, t, c)``, ``challenger(b, mt, cnt, c)``, ``stop(mt, nt, c)`` -> int64
+    A top-two identifier's rules (:func:`kernels.toptwo.run_shard`; algorithm
+    hooks like ``sample``, no :class:`Hooks` slot).
 ``sample(rng, mean, n, t, c) -> float64``
     A Thompson posterior sample of one arm from its private mean over n
     rewards at round t (:func:`kernels.thompson.run_lazy_dp_ts_shard`; an
@@ -59,6 +62,9 @@ SIGNATURES = {
     "release": types.float64(_GEN, types.int64, types.int64, _F1),
     "decide": types.int64(_GEN, _F1, _I1, types.int64, _F1, _I1, _F1),
     "sample": types.float64(_GEN, types.float64, types.float64, types.int64, _F1),
+    "leader": types.int64(_F1, _I1, _I1, types.int64, _F1),
+    "challenger": types.int64(types.int64, _F1, _I1, _F1),
+    "stop": types.int64(_F1, _I1, _F1),
 }
 
 

@@ -4,6 +4,8 @@ Each function simulates ONE run pull by pull, exactly as the seed's pseudocode
 reads, and returns (regret at checkpoints, N_a(T)). They share nothing with
 the kernels except the parameter derivations of ``bandsim.algorithms``.
 """
+import math
+
 import numpy as np
 
 from bandsim.algorithms.elimination import batch_size, confidence_radius, dp_se_epoch
@@ -420,3 +422,133 @@ def dp_nas(rng, values, probs, alpha, beta, epsilon, exponential=False, max_samp
         if abs(total / t) >= h * (1 + 1 / alpha) + (c + B + A) / t:
             break
     return t, total / t + rng.laplace(0.0, s3) / t
+
+
+# --- Fixed-confidence top two (AdaP-TT, AdaP-TT*, TTUCB), one pull at a time -------------
+# Written from Azize, Jourdan, Al Marjani & Basu (NeurIPS 2023) Algorithm 1 and Azize's
+# PhD thesis (2024) §5.4 (Algorithm 10, Eqs. 5.9-5.14, App. C.5 Eq. C.30); plain Python,
+# one Bernoulli reward per pull, thresholds recomputed here from the equations.
+
+_Z2 = np.pi ** 2 / 6  # ζ(s), s = 2
+_SIG2 = 0.25          # σ² for rewards in [0, 1]
+
+
+def _cg(x, _memo={}):
+    """C_G(x) = min over λ in (1/2, 1) of (g_G(λ) + x)/λ (thesis Eq. C.30)."""
+    if x not in _memo:
+        from scipy.optimize import minimize_scalar
+        from scipy.special import zeta
+
+        g = lambda lam: (2 * lam - 2 * lam * np.log(4 * lam) + np.log(zeta(2 * lam))
+                         - 0.5 * np.log(1 - lam) + x) / lam
+        _memo[x] = minimize_scalar(g, bounds=(0.5 + 1e-9, 1 - 1e-12), method="bounded",
+                                   options={"xatol": 1e-12}).fun
+    return _memo[x]
+
+
+def _c_gauss(wa, wb, K, delta):  # Eq. 5.10
+    return 2 * _cg(round(np.log((K - 1) / delta) / 2, 12)) + 2 * np.log(4 + np.log(wa)) \
+        + 2 * np.log(4 + np.log(wb))
+
+
+def _c_private(wa, wb, K, eps, delta):  # Eq. 5.11, k(x) = log2 x + 2
+    ka, kb = (np.log2(wa) + 2) ** 2, (np.log2(wb) + 2) ** 2
+    return 2 * _c_gauss(wa, wb, K, delta / (2 * _Z2 ** 2 * ka * kb)) + sum(
+        np.log(2 * K * _Z2 * k / delta) ** 2 / w for w, k in ((wa, ka), (wb, kb))) \
+        / (eps ** 2 * _SIG2)
+
+
+def _c_star(wa, wb, K, eps, delta, d):  # Eq. 5.14
+    from scipy.special import lambertw
+
+    def h(w):
+        y = 2 * np.log(3 * K * _Z2 * (np.log2(w) + 2) ** 2 / delta) + 4 * np.log(4 + np.log(w)) \
+            + 0.5
+        return -lambertw(-np.exp(-y), -1).real / 2
+
+    if d < 3 * eps:
+        return 0.5 * _c_private(wa, wb, K, eps, 2 * delta / 3) + np.sqrt(2) / (eps * 0.5) * sum(
+            np.sqrt(h(w) / w) * np.log(3 * K * _Z2 * (np.log2(w) + 2) ** 2 / delta)
+            for w in (wa, wb))
+    kmax = max(np.log2(wa), np.log2(wb)) + 2
+    return 3 / _SIG2 * np.log(3 * K * _Z2 * kmax / delta) + 3 * eps / (np.sqrt(2) * 0.5) * sum(
+        np.sqrt(w * h(w)) for w in (wa, wb))
+
+
+def top_two_bai(rng, means, delta, epsilon=None, beta=0.5, threshold="eq-5.11",
+                budget=10**7, noise=1.0):
+    """One fixed-confidence run of AdaP-TT (``epsilon`` given) or TTUCB (``epsilon`` None).
+
+    AdaP-TT: each arm's rewards in doubling episodes (sizes 1, 1, 2, 4, …); when an
+    episode closes its mean is released + Lap(noise/(ε Ñ)) and replaces the previous one;
+    every round the UCB leader argmax μ̃ + sqrt(g/Ñ) + g/(εÑ), g = ln(pulls in closed
+    episodes), is recomputed, the β-tracking pulls it or the challenger
+    argmin_{a≠B} (μ̃_B − μ̃_a)/sqrt(1/N_B + 1/N_a) (``eq-5.14``: AdaP-TT*'s cost
+    Δ·min(3ε, |Δ|)/(1/N_B + 1/N_a)); the GLR stop (Eq. 5.9 against Eq. 5.11, the
+    released code's heuristic, or Eq. 5.14) is tested on (μ̃, Ñ) after every release
+    (nothing else changes them: the thesis's every-round test is the same). TTUCB:
+    every reward observed, cumulative means, bonus sqrt(ln n / N), threshold Eq. 5.10.
+    ``noise`` scales the Laplace noise (a negative control). Returns (τ, arm, stopped).
+    """
+    mu = list(means)
+    K = len(mu)
+    private = epsilon is not None
+    star = threshold == "eq-5.14"
+    N, N0, Nt, L, NL = [1] * K, [1] * K, [1] * K, [0] * K, [0] * K
+    S = [0.0] * K
+    mt = []
+    for a in range(K):
+        x = float(rng.random() < mu[a])
+        mt.append(x + (rng.laplace(0, noise / epsilon) if private else 0.0))
+        S[a] = 0.0 if private else x
+    n, fresh = K, True
+    while n < budget:
+        h = max(range(K), key=mt.__getitem__)
+        ok = fresh
+        for b in range(K if fresh else 0):
+            if b == h:
+                continue
+            d = max(mt[h] - mt[b], 0.0)
+            inv = 1 / Nt[h] + 1 / Nt[b]
+            if not d > 0:
+                ok = False
+            elif threshold == "heuristic":
+                ld = np.log(1 / delta)
+                ok &= 0.5 * d * d / inv >= ld + np.log(1 + np.log(Nt[h])) + np.log(
+                    1 + np.log(Nt[b])) + inv * ld ** 2 / epsilon ** 2
+            elif star:
+                ok &= d * min(3 * epsilon, d) / (2 * _SIG2 * inv) >= _c_star(
+                    Nt[h], Nt[b], K, epsilon, delta, d)
+            elif private:
+                ok &= d * d / (2 * _SIG2 * inv) >= _c_private(Nt[h], Nt[b], K, epsilon, delta)
+            else:
+                ok &= d * d / (2 * _SIG2 * inv) >= _c_gauss(Nt[h], Nt[b], K, delta)
+        if ok:
+            return n, h, True
+        fresh = not private
+        g = math.log(sum(N0)) if private else math.log(n)
+        ie = 1 / epsilon if private else 0.0
+        B = max(range(K), key=lambda a: mt[a] + math.sqrt(g / Nt[a]) + g * ie / Nt[a])
+        L[B] += 1
+        if NL[B] <= beta * L[B]:
+            a = B
+            NL[B] += 1
+        else:
+            cost = [np.inf] * K
+            for c in range(K):
+                if c != B:
+                    dd = mt[B] - mt[c]
+                    cost[c] = (dd * min(3 * epsilon, abs(dd)) / (1 / N[B] + 1 / N[c]) if star
+                               else dd / math.sqrt(1 / N[B] + 1 / N[c]))
+            a = min(range(K), key=cost.__getitem__)
+        x = float(rng.random() < mu[a])
+        N[a] += 1
+        n += 1
+        S[a] += x
+        if not private:
+            mt[a], Nt[a] = S[a] / N[a], N[a]
+        elif N[a] >= 2 * N0[a]:
+            Nt[a] = N[a] - N0[a]
+            mt[a] = S[a] / Nt[a] + rng.laplace(0, noise / (epsilon * Nt[a]))
+            N0[a], S[a], fresh = N[a], 0.0, True
+    return budget, -1, False

@@ -134,7 +134,7 @@ def test_bad_input_is_one_line(kw, field):
 
 def test_unknown_algorithm_names_the_known_ones():
     with pytest.raises(ConfigError, match="dp-se-bai"):
-        declarations.get("adap-tt")
+        declarations.get("no-such-identifier")
 
 
 def test_cli_prints_the_table_and_writes_parquet(tmp_path, capsys):

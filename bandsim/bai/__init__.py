@@ -1,7 +1,8 @@
 """Fixed-confidence best-arm identification (ε-global DP): results, bounds, engines.
 
 :func:`simulate_bai` runs a declared algorithm (:mod:`~bandsim.bai.declarations`:
-``dp-se-bai``, ``se-bai``) and returns a :class:`~bandsim.bai.result.BAIResult`
+``dp-se-bai``, ``se-bai``; the top-two ``adap-tt``, ``adap-tt-star``, ``tt-ucb`` of
+:mod:`~bandsim.bai.toptwo`) and returns a :class:`~bandsim.bai.result.BAIResult`
 (stopping times, recommendations, censoring, summary with the lower bound of
 :mod:`~bandsim.bai.bounds`). See docs/bai.md.
 """

@@ -16,6 +16,14 @@
     The non-private reference: the same schedule in the limit ε → ∞
     (R_e = 32 ln(8|A|e²/δ)/Δ_e² + 1, width 2h_e, exact sums).
 
+``adap-tt``, ``adap-tt-star``, ``tt-ucb``
+    Top-two identifiers on the release-batched engine (:mod:`bandsim.bai.toptwo`,
+    :func:`bandsim.kernels.toptwo.run_shard`): AdaP-TT of Azize, Jourdan, Al
+    Marjani & Basu (NeurIPS 2023) / Azize's thesis Algorithm 10 with the
+    Eq. 5.11 threshold (``threshold="heuristic"``: the authors' released
+    code's, not provably δ-correct); AdaP-TT* (thesis §5.4.3, provisional);
+    the non-private TTUCB reference.
+
 Readings (docs/bai.md): the pull count is ⌊R_e⌋ while the radii use the
 real R_e (as the authors' released code does); the max is over the active
 arms only and the recommendation is the survivor (the released code takes
@@ -31,11 +39,12 @@ import numpy as np
 from ..algorithms.base import build_tables, mechanism_tables
 from ..algorithms.elimination import dp_se_epoch
 from ..errors import ConfigError
-from ..kernels import bai as bai_kernel, codes
+from ..kernels import bai as bai_kernel, codes, toptwo as toptwo_kernel
 from ..kernels.shard import EliminationTables
 from ..params import EPSILON, Param, CONFIDENCE, REQUIRED
 from ..privacy.participation import Release
 from ..registry import Algorithm, get_mechanism
+from . import toptwo
 
 #: δ of fixed confidence: P(τ < ∞, recommendation ≠ best arm) ≤ δ.
 RISK = Param("delta", REQUIRED, lo=0.0, hi=1.0, unit="probability",
@@ -142,10 +151,41 @@ SE_BAI = EliminationBAI(
     trust="none", source=f"{SAJED} at ε = ∞ (our reading)", params=(RISK,),
     plan=plan_se_bai, mechanism="none")
 
+AZIZE_TT = ("Azize, Jourdan, Al Marjani & Basu (NeurIPS 2023), Algorithm 1 (AdaP-TT); "
+            "Azize's PhD thesis (2024) §5.4, Algorithm 10")
+
+#: β of the top-two β-tracking (thesis §5.5.3 and the released code: 1/2).
+TRACKING = Param("beta", 0.5, lo=0.0, hi=1.0, unit="proportion",
+                 help="top-two β: share of the leader's rounds it is pulled (β-tracking)")
+#: Stopping threshold reading of AdaP-TT.
+THRESHOLD = Param("threshold", "eq-5.11", choices=toptwo.THRESHOLDS,
+                  help="eq-5.11: thesis Eq. 5.11 (provably δ-correct); heuristic: the "
+                       "authors' released code (NOT provably δ-correct)")
+
+ADAP_TT = toptwo.TopTwoBAI(
+    name="adap-tt", summary="AdaP-TT: doubling episodes with forgetting, Laplace on each "
+                            "episode mean, UCB leader, TC challenger, GLR stop (Eq. 5.11)",
+    source=f"{AZIZE_TT}, Eqs. 5.9-5.11", params=(EPSILON, RISK, TRACKING, THRESHOLD),
+    family="adap-tt")
+
+ADAP_TT_STAR = toptwo.TopTwoBAI(
+    name="adap-tt-star", summary="AdaP-TT*: AdaP-TT with the private transportation cost "
+                                 "(Eq. 5.12) and its threshold (Eq. 5.14); provisional",
+    source="Azize's PhD thesis (2024) §5.4.3, Eqs. 5.12-5.14, Theorem 5.23",
+    params=(EPSILON, RISK, TRACKING), threshold="eq-5.14", provisional=True, family="adap-tt")
+
+TT_UCB = toptwo.TopTwoBAI(
+    name="tt-ucb", summary="non-private top two: UCB leader, TC challenger, GLR stop "
+                           "(Eq. 5.10), every pull observed",
+    source="Jourdan & Degenne (NeurIPS 2023) TTUCB, as the non-private reference of Azize's "
+           "PhD thesis (2024) Fig. 5.7; threshold Eq. 5.10 (our reading of the bonus)",
+    params=(RISK, TRACKING), mechanism="none", trust="none", every_pull=True,
+    stop=toptwo_kernel.gauss_stop, participation=None)
+
 #: The fixed-confidence algorithms: name → declaration (``bandsim bai``, :func:`simulate_bai`).
 #: Kept apart from :func:`bandsim.registry.algorithms` until the regret consumers (suite,
 #: audits, sweeps) read stopping-time results.
-ALGORITHMS = {a.name: a for a in (DP_SE_BAI, SE_BAI)}
+ALGORITHMS = {a.name: a for a in (DP_SE_BAI, SE_BAI, ADAP_TT, ADAP_TT_STAR, TT_UCB)}
 
 
 def get(name):

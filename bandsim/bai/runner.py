@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import ConfigError, check_int
 from ..instances import MAX_ARMS, make_instance
 from ..params import MAX_HORIZON
+from ..registry import Algorithm
 from ..runner import versions
 from . import bounds, declarations
 from .result import BAIResult
@@ -28,8 +29,10 @@ def simulate_bai(algorithm: str, *, instance: str | None = None, arms: int | Non
 
     Parameters
     ----------
-    algorithm : str
-        ``dp-se-bai`` or ``se-bai`` (:data:`bandsim.bai.declarations.ALGORITHMS`).
+    algorithm : str or bandsim.registry.Algorithm
+        A name of :data:`bandsim.bai.declarations.ALGORITHMS` (``dp-se-bai``,
+        ``se-bai``, ``adap-tt``, ``adap-tt-star``, ``tt-ucb``), or a declaration
+        such as a plug-in :class:`bandsim.bai.toptwo.TopTwoBAI`.
     instance : str, optional
         ``C1``–``C4`` (Bernoulli); or give ``means``.
     arms : int, optional
@@ -56,7 +59,7 @@ def simulate_bai(algorithm: str, *, instance: str | None = None, arms: int | Non
     ConfigError
         Any invalid input (one line naming the field), before any work.
     """
-    algo = declarations.get(algorithm)
+    algo = algorithm if isinstance(algorithm, Algorithm) else declarations.get(algorithm)
     runs = check_int("runs", runs, 1, 10**8)
     budget = check_int("budget", budget, 2, MAX_HORIZON)
     seed = secrets.randbits(63) if seed is None else check_int("seed", seed, 0)

@@ -41,8 +41,8 @@ def add_parser(sub):
         for prm in a.params:
             if prm.name not in seen:
                 seen.add(prm.name)
-                p.add_argument(prm.flag, dest=prm.name, type=float, default=None,
-                               help=f"{prm.help} ({prm.range_text()})")
+                p.add_argument(prm.flag, dest=prm.name, type=str if prm.choices else float,
+                               default=None, help=f"{prm.help} ({prm.range_text()})")
     p.add_argument("--out", default=None, help="write the runs as Parquet")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     return p
@@ -98,8 +98,8 @@ def cmd_bai(args, console):
     int
         0 on success (a ConfigError becomes one line and exit 2 in ``main``).
     """
-    params = {p: getattr(args, p) for p in ("epsilon", "delta")
-              if getattr(args, p, None) is not None}
+    names = {prm.name for a in declarations.ALGORITHMS.values() for prm in a.params}
+    params = {p: getattr(args, p) for p in sorted(names) if getattr(args, p, None) is not None}
     arms = args.arms if args.arms is not None or args.instance is None else 5
     start = time.perf_counter()
     res = simulate_bai(args.algorithm, instance=args.instance, arms=arms, means=args.means,

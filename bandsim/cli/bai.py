@@ -1,18 +1,36 @@
-"""``bandsim bai``: fixed-confidence best-arm identification, one summary table.
+"""Fixed-confidence best-arm identification on the command line: one summary table.
 
-Simulates a fixed-confidence algorithm (``dp-se-bai``, ``se-bai``) and prints
-the stopping time τ (mean ± 95 % CI over the stopped runs, the censored count
+``bandsim run ALGO …`` with a fixed-confidence algorithm (``bandsim list``,
+task "identification") and ``bandsim bai ALGO …`` simulate it and print the
+stopping time τ (mean ± 95 % CI over the stopped runs, the censored count
 beside it, median), the error rate with its Clopper–Pearson interval, the
-lower bound max(T*_KL, T*_TV/ε)·ln(1/(3δ)) of Azize's thesis (Cor. 4.25) and
-E[τ]/bound. ``--out`` writes the runs as Parquet. Parameter flags come from
-the algorithms' declarations.
+lower bound max(T*_KL, T*_TV/ε)·ln(1/(3δ)) of Azize's PhD thesis (2024,
+Thm 4.24 / Cor. 4.25), the bound T*_ε·ln(1/(3δ)) of Jourdan & Azize
+(NeurIPS 2025) and E[τ]/bound. ``--epsilon`` and ``--delta`` take comma
+lists (every combination is simulated: a sweep over ε and δ); ``--out``
+writes the runs as Parquet (a directory when several configurations run),
+which ``bandsim results`` and ``bandsim plot`` read.
+
+δ: these algorithms are pure ε-DP (no δ of (ε, δ)-DP), and δ is the risk of
+fixed confidence, P(stop with a wrong arm) ≤ δ — the name the identification
+literature gives it. It is their declared confidence parameter, so
+``--confidence`` sets it too. A command line that names both a regret and an
+identification algorithm is refused (``--delta`` would mean two things).
 """
+import itertools
 import json
 import time
+from pathlib import Path
 
 from ..bai import declarations, simulate_bai
+from ..bai.study import collect, plot, summary_row
+from ..errors import ConfigError
 from ..results import json_safe
+from ..studies.store import exact
 from .common import floats, one_int, plain, wide_console
+
+#: Best-arm identification's budget T_max when ``--budget`` is not given.
+BUDGET = 10**8
 
 
 def add_parser(sub):
@@ -31,7 +49,7 @@ def add_parser(sub):
     p.add_argument("--instance", default=None, help="C1-C4")
     p.add_argument("--means", type=floats, default=None, help="explicit means, e.g. 0.6,0.5")
     p.add_argument("--arms", type=one_int, default=None, help="K (with --instance; default 5)")
-    p.add_argument("--budget", type=one_int, default=10**8,
+    p.add_argument("--budget", type=one_int, default=BUDGET,
                    help="T_max: a run not stopped by then is censored (default 1e8)")
     p.add_argument("--runs", type=one_int, default=1000, help="independent runs (default 1000)")
     p.add_argument("--seed", type=one_int, default=None, help="root seed (default: drawn)")
@@ -41,15 +59,241 @@ def add_parser(sub):
         for prm in a.params:
             if prm.name not in seen:
                 seen.add(prm.name)
-                p.add_argument(prm.flag, dest=prm.name, type=float, default=None,
-                               help=f"{prm.help} ({prm.range_text()})")
+                p.add_argument(prm.flag, dest=prm.name, type=floats, default=None,
+                               help=f"{prm.help} ({prm.range_text()}); comma list allowed")
+    p.add_argument("--confidence", type=float, default=None,
+                   help="the risk δ under its role's name (same as --delta)")
     p.add_argument("--out", default=None, help="write the runs as Parquet")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     return p
 
 
+def is_identification(names):
+    """Whether ``bandsim run``'s ALGO names fixed-confidence algorithms.
+
+    Parameters
+    ----------
+    names : str
+        The comma list given on the command line.
+
+    Returns
+    -------
+    bool
+        True when every name is a fixed-confidence declaration, False when none is.
+
+    Raises
+    ------
+    ConfigError
+        The list mixes both tasks (one line naming ``algorithm``).
+    """
+    got = [n.strip() for n in names.split(",") if n.strip()]
+    bai = [n for n in got if n in declarations.ALGORITHMS]
+    if bai and len(bai) < len(got):
+        other = [n for n in got if n not in declarations.ALGORITHMS]
+        raise ConfigError("algorithm", names, f"mixes best-arm identification ({', '.join(bai)}) "
+                                              f"with regret algorithms ({', '.join(other)}): "
+                                              "run them separately")
+    return bool(bai)
+
+
+#: ``bandsim run`` flags that mean nothing to a fixed-confidence run → what to give instead.
+_NOT_FOR_BAI = {"horizon": "it runs until it stops: give --budget T_max",
+                "checkpoints": "it has no regret curve",
+                "instance_file": "give --instance C1-C4 or --means"}
+
+
+def expand(args):
+    """The :func:`~bandsim.bai.simulate_bai` keyword sets a command line asks for.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``bandsim run`` or ``bandsim bai`` arguments.
+
+    Returns
+    -------
+    list of dict
+        One per combination of algorithm, instance, K, ε and δ.
+
+    Raises
+    ------
+    ConfigError
+        Bad input, one line naming the flag, before any work.
+    """
+    algos = [declarations.get(n.strip()) for n in args.algorithm.split(",") if n.strip()]
+    for name, why in _NOT_FOR_BAI.items():
+        if getattr(args, name, None) is not None:
+            raise ConfigError(name, getattr(args, name), f"not for best-arm identification ({why})")
+    if getattr(args, "rewards", "bernoulli") != "bernoulli":
+        raise ConfigError("rewards", args.rewards, "best-arm identification simulates bernoulli "
+                                                   "rewards")
+    names = {p.name for a in algos for p in a.params}
+    for flag in ("beta", "p", "scale", "growth", "batch_size"):
+        if getattr(args, flag, None) is not None and flag not in names:
+            raise ConfigError(flag, getattr(args, flag),
+                              f"not a parameter of {', '.join(a.name for a in algos)}")
+    if getattr(args, "epsilon", None) is not None and "epsilon" not in names:
+        raise ConfigError("epsilon", args.epsilon, f"not a parameter of "
+                          f"{', '.join(a.name for a in algos)} (non-private)")
+    eps = _values(args, "epsilon")
+    delta = _values(args, "delta")
+    conf = getattr(args, "confidence", None)
+    if conf is not None:
+        if delta != [None]:
+            raise ConfigError("confidence", conf, "give either --confidence or --delta (the risk "
+                                                  "δ of fixed confidence), not both")
+        delta = [conf]
+    if args.means is not None and args.instance is not None:
+        raise ConfigError("means", ",".join(f"{m:g}" for m in args.means),
+                          f"give either --means or --instance ({args.instance}), not both")
+    instances = [None] if args.means is not None else \
+        [i.strip() for i in (args.instance or "").split(",") if i.strip()] or [None]
+    arms = args.arms if isinstance(args.arms, list) else [args.arms]
+    if args.means is None:
+        arms = [5 if k is None else k for k in arms]
+    jobs, seen = [], set()
+    for algo, inst, k, e, d in itertools.product(algos, instances, arms, eps, delta):
+        params = {"delta": d}
+        if algo.param("epsilon"):
+            params["epsilon"] = e
+        key = (algo.name, inst, k, tuple(sorted(params.items(), key=str)))
+        if key in seen:
+            continue
+        seen.add(key)
+        jobs.append(dict(algorithm=algo.name, instance=inst, arms=None if args.means else k,
+                         means=args.means, budget=getattr(args, "budget", None) or BUDGET,
+                         runs=args.runs, seed=args.seed, threads=args.threads, **params))
+    return jobs
+
+
+def _values(args, name):
+    v = getattr(args, name, None)
+    if v is None:
+        return [None]
+    v = v if isinstance(v, list) else [v]
+    if not v:
+        raise ConfigError(name, "", "give at least one value")
+    return v
+
+
+def out_path(out, job, n_jobs):
+    """Where one job's runs go: ``out`` itself, or a file in the directory ``out``.
+
+    Parameters
+    ----------
+    out : str or None
+    job : dict
+    n_jobs : int
+
+    Returns
+    -------
+    pathlib.Path or None
+    """
+    if out is None:
+        return None
+    if n_jobs == 1 and not (Path(out).is_dir() or out.endswith("/")):
+        return Path(out)
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    name = f"{job['algorithm']}_{job['instance'] or 'means'}_K{job['arms'] or len(job['means'])}"
+    if job.get("epsilon") is not None:
+        name += f"_eps{exact(job['epsilon'])}"
+    return d / f"{name}_delta{exact(job['delta'])}.parquet"
+
+
+def run_jobs(args, console):
+    """Simulate every job of the command line, print one table (or JSON); exit status 0.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+    console : rich.console.Console
+
+    Returns
+    -------
+    int
+    """
+    import secrets
+
+    if args.seed is None:  # one root seed for the whole grid, recorded in every result
+        args.seed = secrets.randbits(63)
+    jobs = expand(args)
+    for job in jobs:  # every configuration is validated before any runs
+        declarations.get(job["algorithm"]).resolve(
+            {k: job.get(k) for k in ("epsilon", "delta") if job.get(k) is not None}, 2)
+    rows = []
+    for job in jobs:
+        start = time.perf_counter()
+        res = simulate_bai(**{k: v for k, v in job.items() if v is not None or k == "seed"})
+        seconds = time.perf_counter() - start
+        row = summary_row(res)
+        row["seconds"] = seconds
+        path = out_path(args.out, job, len(jobs))
+        if path is not None:
+            res.to_parquet(path)
+            row["out"] = str(path)
+        rows.append(row)
+    if args.json:
+        print(json.dumps(json_safe(rows if len(rows) > 1 or args.command == "run" else rows[0]),
+                         indent=2))
+    else:
+        wide_console().print(rows_table(rows))
+    return 0
+
+
+def rows_table(rows, title=None):
+    """A rich table of fixed-confidence summaries, one row each.
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`bandsim.bai.study.summary_row` (plus ``seconds`` when timed).
+    title : str, optional
+
+    Returns
+    -------
+    rich.table.Table
+    """
+    from rich.table import Table
+
+    t = Table(title=title or "stopping time τ (mean ± 95% CI over stopped runs), error rate "
+                             "(Clopper–Pearson 95%)")
+    cols = ["algorithm", "instance", "ε", "δ", "runs", "censored", "E[τ]", "median", "errors",
+            "error CI", "bound (thesis)", "E[τ]/bound", "bound (JA'25)"]
+    timed = all("seconds" in r for r in rows)
+    for c in cols + (["seconds"] if timed else []):
+        t.add_column(c, justify="left" if c in ("algorithm", "instance") else "right")
+    censored = [r for r in rows if r["censored"]]
+    for s in rows:
+        t.add_row(*map(plain, _cells(s) + ([f"{s['seconds']:.2f}"] if timed else [])))
+    if censored:
+        budgets = sorted({r["budget"] for r in censored})
+        t.caption = ("run(s) not stopped by T_max = " + ", ".join(f"{b:,}" for b in budgets)
+                     + " are censored: excluded from the mean, counted as +∞ in the median; "
+                       "'≥' uses min(τ, T_max) over all runs")
+    return t
+
+
+def _num(x, spec=",.0f"):
+    return "-" if x is None or x != x else format(x, spec)
+
+
+def _cells(s):
+    cens = s["censored"]
+    mean = f"{s['tau_mean']:,.0f} ± {_num(s['tau_ci95'])}" if s["stopped"] else "-"
+    if cens:
+        mean += f" (≥ {s['tau_mean_lower']:,.0f} over all)"
+    ratio = f"{'≥ ' if cens else ''}{s['ratio']:.3g}" if s["ratio"] == s["ratio"] else "-"
+    bound = _num(s["lower_bound"]) if s["lower_bound"] == s["lower_bound"] else "- (δ ≥ 1/3)"
+    eps = "-" if s["epsilon"] is None else f"{s['epsilon']:g}"
+    return [s["algorithm"], s["instance"], eps, f"{s['delta']:g}", f"{s['runs']:,}",
+            f"{cens:,}", mean, _num(s["tau_median"]), f"{s['errors']}/{s['stopped']}",
+            f"[{s['error_ci95'][0]:.3g}, {s['error_ci95'][1]:.3g}]" if s["stopped"] else "-",
+            bound, ratio, _num(s.get("lower_bound_ja25"))]
+
+
 def summary_table(s):
-    """A rich table of one summary.
+    """A rich table of one summary (:func:`rows_table` of one row).
 
     Parameters
     ----------
@@ -60,33 +304,11 @@ def summary_table(s):
     -------
     rich.table.Table
     """
-    from rich.table import Table
-
-    t = Table(title="stopping time τ (mean ± 95% CI over stopped runs), error rate "
-                    "(Clopper–Pearson 95%)")
-    for c in ("algorithm", "instance", "ε", "δ", "runs", "censored", "E[τ]", "median",
-              "errors", "error CI", "lower bound", "E[τ]/bound", "seconds"):
-        t.add_column(c, justify="left" if c in ("algorithm", "instance") else "right")
-    cens = s["censored"]
-    mean = f"{s['tau_mean']:,.0f} ± {s['tau_ci95']:,.0f}" if s["stopped"] else "-"
-    if cens:
-        mean += f" (≥ {s['tau_mean_lower']:,.0f} over all)"
-    ratio = f"{'≥ ' if cens else ''}{s['ratio']:.3g}" if s["ratio"] == s["ratio"] else "-"
-    bound = f"{s['lower_bound']:,.0f}" if s["lower_bound"] == s["lower_bound"] else "- (δ ≥ 1/3)"
-    med = "-" if s["tau_median"] != s["tau_median"] else f"{s['tau_median']:,.0f}"
-    eps = "-" if s["epsilon"] is None else f"{s['epsilon']:g}"
-    t.add_row(plain(s["algorithm"]), plain(s["instance"]), eps, f"{s['delta']:g}",
-              f"{s['runs']:,}", f"{cens:,}", mean, med, f"{s['errors']}/{s['stopped']}",
-              f"[{s['error_ci95'][0]:.3g}, {s['error_ci95'][1]:.3g}]" if s["stopped"] else "-",
-              bound, ratio, f"{s['seconds']:.2f}")
-    if cens:
-        t.caption = (f"{cens} run(s) not stopped by T_max = {s['budget']:,}: excluded from the "
-                     "mean, counted as +∞ in the median; '≥' uses min(τ, T_max) over all runs")
-    return t
+    return rows_table([s])
 
 
 def cmd_bai(args, console):
-    """Run ``bandsim bai``.
+    """Run ``bandsim bai`` (the same as ``bandsim run`` with a fixed-confidence algorithm).
 
     Parameters
     ----------
@@ -98,18 +320,64 @@ def cmd_bai(args, console):
     int
         0 on success (a ConfigError becomes one line and exit 2 in ``main``).
     """
-    params = {p: getattr(args, p) for p in ("epsilon", "delta")
-              if getattr(args, p, None) is not None}
-    arms = args.arms if args.arms is not None or args.instance is None else 5
-    start = time.perf_counter()
-    res = simulate_bai(args.algorithm, instance=args.instance, arms=arms, means=args.means,
-                       budget=args.budget, runs=args.runs, seed=args.seed,
-                       threads=args.threads, **params)
-    s = dict(res.summary(), seconds=time.perf_counter() - start, seed=res.config["seed"])
-    if args.out:
-        res.to_parquet(args.out)
+    return run_jobs(args, console)
+
+
+def bai_results(args, console):
+    """``bandsim results DIR`` of a directory of fixed-confidence results: one row per file.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``dir``, ``json``, ``csv``, ``allow_missing``.
+    console : rich.console.Console
+
+    Returns
+    -------
+    int
+        0.
+    """
+    import csv
+    import io
+    import sys
+
+    rows = collect(args.dir, allow_missing=args.allow_missing,
+                   warn=lambda m: console.print(f"[yellow]warning:[/] {plain(m)}",
+                                                highlight=False))
+    if getattr(args, "consolidate", False):
+        raise ConfigError("consolidate", True, "is for regret results; a best-arm identification "
+                                               "directory is read run by run with "
+                                               "bandsim.bai.BAIResult.from_parquet")
     if args.json:
-        print(json.dumps(json_safe(s), indent=2))
+        print(json.dumps(json_safe(rows), indent=2))
+    elif args.csv:
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("" if v is None else v) for k, v in r.items()})
+        sys.stdout.write(buf.getvalue())
     else:
-        wide_console().print(summary_table(s))
+        wide_console().print(rows_table(rows))
+    return 0
+
+
+def bai_plot(args, console):
+    """``bandsim plot DIR`` of fixed-confidence results: τ against ``--x`` (ε by default).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+    console : rich.console.Console
+
+    Returns
+    -------
+    int
+        0.
+    """
+    from .results import formats
+
+    paths = plot(args.dir, args.out, x=args.x or "epsilon", dpi=args.dpi, formats=formats(args),
+                 rows=collect(args.dir, allow_missing=args.allow_missing))
+    console.print("wrote " + ", ".join(plain(p) for p in paths), soft_wrap=True)
     return 0

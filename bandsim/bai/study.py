@@ -17,6 +17,7 @@ Thm 4.24 / Cor. 4.25) and T*_ε·ln(1/(3δ)) (Jourdan & Azize, NeurIPS 2025).
 """
 import functools
 import math
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -205,21 +206,25 @@ def plot(directory, out=None, x="epsilon", dpi=150, formats=("png",), title=None
     d = Path(directory)
     rows = rows if rows is not None else collect(d)
     other = "delta" if x == "epsilon" else "epsilon"
-    panels = sorted({(r["instance"], r["arms"], r[other]) for r in rows},
+    def pkey(r):
+        return (r.get("panel") or r["instance"], r["arms"], r[other] if "panel" not in r
+                else None)
+
+    panels = sorted({pkey(r) for r in rows},
                     key=lambda p: (p[0], p[1], -1 if p[2] is None else p[2]))
     fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.8), squeeze=False)
     sym = {"epsilon": "ε", "delta": "δ"}
     for ax, (inst, k, val) in zip(axes[0], panels):
-        pr = [r for r in rows if (r["instance"], r["arms"], r[other]) == (inst, k, val)]
+        pr = [r for r in rows if pkey(r) == (inst, k, val)]
         _panel(ax, pr, x)
-        ax.set_title(f"{inst}, K = {k}" + (f", {sym[other]} = {val:g}" if val is not None
-                                           else ""), fontsize=9)
+        ax.set_title(f"{inst}" + (f", K = {k}" if "panel" not in pr[0] else "")
+                     + (f", {sym[other]} = {val:g}" if val is not None else ""), fontsize=9)
         ax.set_xlabel(sym[x])
         ax.set_ylabel("stopping time τ (pulls)")
     runs = sorted({r["runs"] for r in rows})
-    fig.suptitle(title or f"stopping time τ against {sym[x]}: mean ± 95 % CI over "
-                          f"{'/'.join(map(str, runs))} runs; ▵ = censored runs (lower bound)",
-                 fontsize=9)
+    title = title or (f"stopping time τ against {sym[x]}: mean ± 95 % CI over "
+                      f"{'/'.join(map(str, runs))} runs; ▵ = censored runs (lower bound)")
+    fig.suptitle("\n".join(textwrap.wrap(title, 140)), fontsize=9)
     handles, labels = [], []
     for ax in axes[0]:
         for h, lab in zip(*ax.get_legend_handles_labels()):

@@ -10,6 +10,7 @@ list with one object per entry, each with a ``kind`` (``algorithm``,
 """
 import json
 
+from ..bai import fig57
 from ..instances import NAMED
 from ..privacy.sampled import sampler_status
 from ..registry import algorithms, is_builtin, mechanisms, origin
@@ -116,6 +117,7 @@ def catalogue():
         rows.append(dict(kind="instance", name=n, description=d))
     for f in FIGURES.values():
         rows.append(dict(kind="figure", name=f.name, source=f.source, title=f.title))
+    rows.append(dict(kind="figure", name=fig57.NAME, source=fig57.SOURCE, title=fig57.TITLE))
     return rows
 
 

@@ -1,6 +1,7 @@
 """``bandsim reproduce`` and ``bandsim sweep``: the papers' figures and TOML studies."""
 from pathlib import Path
 
+from ..bai import fig57
 from ..errors import ConfigError, check_int
 from ..runner import MAX_HORIZON
 from ..studies.figures import FIGURES
@@ -92,6 +93,8 @@ def cmd_reproduce(args, console):
     if args.horizon is not None:
         args.horizon = check_int("horizon", args.horizon, 2, MAX_HORIZON)
     check_backend(args)
+    if args.figure == fig57.NAME:  # stopping times (best-arm identification)
+        return _reproduce_bai(args, console)
     if args.figure in FIGURES:  # an unknown figure is refused by reproduce, in one line
         jobs, _ = figure_jobs(FIGURES[args.figure], args.runs, args.horizon, args.seed,
                               args.instance_file, args.threads)
@@ -108,6 +111,21 @@ def cmd_reproduce(args, console):
     out = Path(args.out)  # no "figs//name" for --out figs/
     console.print(f"wrote {out / args.figure}.{{{args.format},json}} and "
                   f"{out / args.figure}/*.parquet", highlight=False, soft_wrap=True)
+    return 0
+
+
+def _reproduce_bai(args, console):
+    """``bandsim reproduce azize-fig5.7``: :func:`bandsim.bai.fig57.reproduce`; exit 0."""
+    from .bai import rows_table
+
+    rows, missing, paths = fig57.reproduce(
+        args.out, runs=args.runs, budget=args.horizon, seed=args.seed, threads=args.threads,
+        dpi=args.dpi, formats=formats(args),
+        progress=lambda m: console.print(plain(m), highlight=False))
+    for name in missing:
+        console.print(f"[yellow]skipped:[/] {plain(name)} (not declared yet)")
+    wide_console().print(rows_table(rows, title=fig57.TITLE))
+    console.print("wrote " + ", ".join(plain(p) for p in paths), highlight=False, soft_wrap=True)
     return 0
 
 

@@ -163,6 +163,7 @@ def cmd(args, console):
     args : argparse.Namespace
         ``algorithm``, ``epsilon`` (list), ``delta``, ``whole_run``, ``seed``, ``json``.
     console : rich.console.Console
+        Unused (verdicts go to standard output).
 
     Returns
     -------
@@ -183,21 +184,18 @@ def cmd(args, console):
                 failed |= r["verdict"] != "PASS"
                 out.append(r)
                 if not args.json:
-                    console.print(f"{name} ε={e:g}: whole-run (recorded releases) {r['verdict']}: "
-                                  f"{r['releases']:,} releases of {r['runs']} runs, scale as "
-                                  f"declared {r['scale_ok']}, blocks sum to τ {r['blocks_ok']}, "
-                                  f"KS p = {r['ks_pvalue']:.3g} (α = {ALPHA:g}; power against "
-                                  f"a 20 % scale deficit {r['power']:.0%})", highlight=False,
-                                  soft_wrap=True)
+                    print(f"{name} ε={e:g}: whole-run (recorded releases) {r['verdict']}: "
+                          f"{r['releases']:,} releases of {r['runs']} runs, scale as "
+                          f"declared {r['scale_ok']}, blocks sum to τ {r['blocks_ok']}, "
+                          f"KS p = {r['ks_pvalue']:.3g} (α = {ALPHA:g}; power against "
+                          f"a 20 % scale deficit {r['power']:.0%})")
             else:
                 for rep in exact(name, e, delta):
                     failed |= not rep.passed
                     out.append(dict(algorithm=name, epsilon=e, verdict=rep.verdict(),
                                     params=rep.params))
                     if not args.json:
-                        console.print(f"{name} ε={e:g} n={rep.params['n']:,} "
-                                      f"{rep.params['noise']}: {rep.verdict()}",
-                                      highlight=False, soft_wrap=True)
+                        print(f"{name} ε={e:g} {rep.params['noise']}: {rep.verdict()}")
     if args.json:
         print(json.dumps(json_safe(out if len(out) > 1 else out[0]), indent=2))
     return 1 if failed else 0

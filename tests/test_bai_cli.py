@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from bandsim.bai import audit, board, bounds, declarations, fig57
+from bandsim.bai import audit, bounds, declarations
+from bandsim.studies import bai_board as board, bai_figure as fig57
 from bandsim.cli import main
 
 C2 = [0.75, 0.625, 0.5, 0.375, 0.25]
@@ -64,7 +65,8 @@ def test_sweep_results_and_plot_of_a_bai_directory(tmp_path, capsys):
 
 
 def test_censored_runs_are_drawn_as_lower_bounds_not_means(tmp_path):
-    from bandsim.bai import simulate_bai, study
+    from bandsim.bai import simulate_bai
+    from bandsim.studies import bai_study as study
 
     res = simulate_bai("dp-se-bai", instance="C1", arms=5, epsilon=1, delta=0.01, runs=4,
                        budget=1000, seed=1, threads=1)
@@ -120,9 +122,7 @@ def test_board_refuses_to_rank_an_algorithm_whose_errors_exceed_delta(monkeypatc
     b = board.rows("quick", algorithms=["dp-se-bai"], runs=20)
     assert all(r["rank"] == 1 and r["audit"] == "PASS" for r in b)
     # negative control: an identifier that always recommends a wrong arm
-    from bandsim.bai import runner
-
-    real = runner.simulate_bai
+    real = board.simulate_bai
 
     def wrong(*a, **k):
         res = real(*a, **k)

@@ -20,13 +20,16 @@ exact
     regret engines (:mod:`bandsim.wholerun`), which does not read stopping-time
     engines yet.
 
-A FAIL is never ranked (the BAI board, :mod:`bandsim.bai.board`). ε-DP here is
+A FAIL is never ranked (the BAI board, :mod:`bandsim.studies.bai_board`). ε-DP here is
 Sajed & Sheffet's (ICML 2019) DP-SE guarantee, as used for fixed confidence by
 Azize, Jourdan, Al Marjani & Basu (NeurIPS 2023).
 """
 import numpy as np
 
 from ..errors import ConfigError
+from ..kernels import codes, record
+from ..privacy.audit import audit_laplace
+from ..results import json_safe
 from . import declarations
 
 #: Significance of the Kolmogorov–Smirnov test of the recorded noise.
@@ -71,8 +74,6 @@ def exact(name, epsilon, delta=0.01, budget=10**8):
         One per distinct noise scale of the plan's tables (the epoch size does not
         change the privacy of a sum of sensitivity 1).
     """
-    from ..privacy.audit import audit_laplace
-
     algo = _private(name)
     prm = algo.resolve({"epsilon": epsilon, "delta": delta}, budget)
     plan = algo.plan(prm, 5, budget)
@@ -123,8 +124,6 @@ def whole_run(name, epsilon, delta=0.01, means=(0.75, 0.53125, 0.375, 0.28125, 0
     """
     from scipy import stats
 
-    from ..kernels import codes, record
-
     algo = _private(name)
     prm = algo.resolve({"epsilon": epsilon, "delta": delta}, budget)
     plan = algo.plan(prm, len(means), budget)
@@ -170,8 +169,6 @@ def cmd(args, console):
     int
     """
     import json
-
-    from ..results import json_safe
 
     names = [n.strip() for n in args.algorithm.split(",") if n.strip()]
     eps = args.epsilon or [0.5]

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from ..bai import declarations, simulate_bai
-from ..bai.study import collect, plot, summary_row
+from ..studies.bai_study import collect, plot, summary_row
 from ..errors import ConfigError
 from ..results import json_safe
 from ..studies.store import exact
@@ -247,7 +247,7 @@ def rows_table(rows, title=None):
     Parameters
     ----------
     rows : list of dict
-        :func:`bandsim.bai.study.summary_row` (plus ``seconds`` when timed).
+        :func:`bandsim.studies.bai_study.summary_row` (plus ``seconds`` when timed).
     title : str, optional
 
     Returns
@@ -362,22 +362,22 @@ def bai_results(args, console):
     return 0
 
 
-def bai_plot(args, console):
+def bai_plot(args, console, fmts=("png",)):
     """``bandsim plot DIR`` of fixed-confidence results: τ against ``--x`` (ε by default).
 
     Parameters
     ----------
     args : argparse.Namespace
     console : rich.console.Console
+    fmts : tuple of str
+        Figure formats (``--format``, validated by the caller).
 
     Returns
     -------
     int
         0.
     """
-    from .results import formats
-
-    paths = plot(args.dir, args.out, x=args.x or "epsilon", dpi=args.dpi, formats=formats(args),
+    paths = plot(args.dir, args.out, x=args.x or "epsilon", dpi=args.dpi, formats=fmts,
                  rows=collect(args.dir, allow_missing=args.allow_missing))
     console.print("wrote " + ", ".join(plain(p) for p in paths), soft_wrap=True)
     return 0

@@ -10,7 +10,9 @@ list with one object per entry, each with a ``kind`` (``algorithm``,
 """
 import json
 
-from ..bai import fig57
+from ..bai import declarations as bai_declarations
+from ..bai.audit import audit_text
+from ..studies import bai_figure as fig57
 from ..instances import NAMED
 from ..privacy.sampled import sampler_status
 from ..registry import algorithms, is_builtin, mechanisms, origin
@@ -130,11 +132,8 @@ def identification_rows():
         As the regret algorithms' rows of :func:`catalogue`, with ``task``
         ``identification``; ``parameters`` shows the risk δ.
     """
-    from ..bai import declarations
-    from ..bai.audit import audit_text
-
     rows = []
-    for a in declarations.ALGORITHMS.values():
+    for a in bai_declarations.ALGORITHMS.values():
         rows.append(dict(kind="algorithm", name=a.name, trust=a.trust, engine=a.engine,
                          mechanism=a.mechanism,
                          parameters={p.name: None if p.required else p.default_text()

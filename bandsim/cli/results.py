@@ -39,7 +39,7 @@ from ..studies.plots import FORMATS, check_figure_options, check_out_file
 from ..studies.store import dumps, result_files
 from ..studies.tables import (JOB_COLUMNS, STATISTICS, aggregate,  # noqa: F401 (re-exported)
                               collect, consolidate, partial_text)
-from ..bai.study import holds_bai
+from ..studies.bai_study import holds_bai
 from .bai import bai_plot, bai_results
 from .common import command, plain, wide_console
 
@@ -384,7 +384,7 @@ def plot_directory(directory, out=None, *, time_average=False, xscale=None, ysca
 def cmd_plot(args, console):
     """``bandsim plot DIR``: draw, then print the files written (one line)."""
     if holds_bai(args.dir):  # τ against ε or δ, with the lower bounds
-        return bai_plot(args, console)
+        return bai_plot(args, console, formats(args))
     overlay = tuple(o.strip() for o in (args.overlay or "").split(",") if o.strip())
     paths = plot_directory(args.dir, args.out, time_average=args.time_average,
                            xscale=args.xscale, yscale=args.yscale, dpi=args.dpi,

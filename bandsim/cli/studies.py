@@ -1,12 +1,13 @@
 """``bandsim reproduce`` and ``bandsim sweep``: the papers' figures and TOML studies."""
 from pathlib import Path
 
-from ..bai import fig57
+from ..studies import bai_figure as fig57
 from ..errors import ConfigError, check_int
 from ..runner import MAX_HORIZON
 from ..studies.figures import FIGURES
 from ..studies.reproduce import figure_jobs, reproduce
 from ..studies.sweep import read_study, run_study
+from .bai import rows_table
 from .common import SUMMARY_COLUMNS, command, one_int, plain, summary_table, wide_console
 from .results import formats
 from .run import check_cost
@@ -115,9 +116,7 @@ def cmd_reproduce(args, console):
 
 
 def _reproduce_bai(args, console):
-    """``bandsim reproduce azize-fig5.7``: :func:`bandsim.bai.fig57.reproduce`; exit 0."""
-    from .bai import rows_table
-
+    """``bandsim reproduce azize-fig5.7``: :func:`bandsim.studies.bai_figure.reproduce`; exit 0."""
     rows, missing, paths = fig57.reproduce(
         args.out, runs=args.runs, budget=args.horizon, seed=args.seed, threads=args.threads,
         dpi=args.dpi, formats=formats(args),

@@ -5,9 +5,8 @@
 (default ``suite-<version>[-quick]``); ``--compare OLD_DIR`` shows what
 moved against a previous board. See docs/suite.md.
 """
-from ..bai import board as bai_board
 from ..errors import ConfigError
-from ..studies import board_compare
+from ..studies import bai_board, board_compare
 from ..studies import leaderboard as lb
 from ..studies.plots import check_out_dir
 from ..studies.suite import SUITE_VERSION, run_suite

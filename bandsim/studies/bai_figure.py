@@ -13,17 +13,18 @@ The algorithms are read from the fixed-confidence declarations
 (:data:`bandsim.bai.declarations.ALGORITHMS`) by the names of :data:`CURVES`;
 one that is not declared (yet) is skipped and named on the figure, so the
 target picks it up once it is declared. Censored runs (not stopped by the
-budget) are shown as lower bounds (:func:`bandsim.bai.study.plot`), with
+budget) are shown as lower bounds (:func:`bandsim.studies.bai_study.plot`), with
 both lower bounds overlaid: Azize's thesis Cor. 4.25 and T*_ε of Jourdan &
 Azize (NeurIPS 2025).
 """
 import json
 from pathlib import Path
 
+from ..bai import declarations
+from ..bai.result import BAIResult
+from ..bai.runner import simulate_bai
 from ..errors import ConfigError
-from . import declarations, study
-from .result import BAIResult
-from .runner import simulate_bai
+from . import bai_study as study
 
 NAME = "azize-fig5.7"
 TITLE = "Azize thesis Fig. 5.7: stopping time against ε, δ = 0.01"

@@ -22,9 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..bai import bounds
+from ..bai.result import BAIResult
 from ..errors import ConfigError
-from . import bounds
-from .result import BAIResult
+from .store import result_files
 
 
 @functools.lru_cache(maxsize=256)
@@ -88,8 +89,6 @@ def is_bai_file(path):
 
 def bai_files(directory):
     """The fixed-confidence result files under ``directory`` (sorted list of Path)."""
-    from ..studies.store import result_files
-
     d = Path(directory)
     return [f for f in result_files(d) if is_bai_file(f)] if d.is_dir() else []
 
@@ -101,8 +100,6 @@ def holds_bai(directory):
     study pays nothing): ``bandsim run --out`` and ``reproduce`` never mix the
     two kinds in one directory.
     """
-    from ..studies.store import result_files
-
     d = Path(directory)
     if not d.is_dir():
         return False

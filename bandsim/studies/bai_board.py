@@ -21,8 +21,8 @@ does not depend on ε) and marked so.
 import json
 from pathlib import Path
 
-from . import audit, declarations
-from .runner import simulate_bai
+from ..bai import audit, declarations
+from ..bai.runner import simulate_bai
 
 #: Significance of "error rate significantly above δ".
 ALPHA = 0.01

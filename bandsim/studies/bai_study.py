@@ -29,10 +29,9 @@ from .store import result_files
 
 
 @functools.lru_cache(maxsize=256)
-def _ja25(means, epsilon, delta):
-    if not 0 < delta < 1 / 3 or epsilon is None or not all(0 < m < 1 for m in means):
-        return float("nan")
-    return bounds.t_star_eps(np.array(means), epsilon) * math.log(1 / (3 * delta))
+def _t_eps(means, epsilon):
+    """T*_ε of a (means, ε) pair, cached (it does not depend on δ)."""
+    return bounds.t_star_eps(np.array(means), epsilon)
 
 
 def ja25_bound(means, epsilon, delta):
@@ -47,10 +46,11 @@ def ja25_bound(means, epsilon, delta):
     delta : float
         Risk δ; NaN unless 0 < δ < 1/3.
     """
-    return _ja25(tuple(float(m) for m in means), None if epsilon is None else float(epsilon),
-                 float(delta)) if epsilon is not None else (
-        bounds.t_star_kl(means) * math.log(1 / (3 * delta)) if 0 < delta < 1 / 3
-        else float("nan"))
+    if not 0 < delta < 1 / 3 or not all(0 < m < 1 for m in means):
+        return float("nan")
+    t = bounds.t_star_kl(means) if epsilon is None else \
+        _t_eps(tuple(float(m) for m in means), float(epsilon))
+    return t * math.log(1 / (3 * delta))
 
 
 def summary_row(res):
@@ -146,20 +146,52 @@ def collect(directory, allow_missing=False, warn=None):
                                        r["delta"]))
 
 
-def load(directory, allow_missing=False):
-    """The rows of :func:`collect` as a pyarrow table (one row per file).
+def load(directory, level="job", allow_missing=False):
+    """A directory of fixed-confidence results as a pyarrow table (:func:`bandsim.load`).
+
+    Parameters
+    ----------
+    directory : path
+    level : {"job", "run"}
+        ``job``: one row per file (the columns of ``bandsim results --json``,
+        the error interval as ``error_ci_low``/``error_ci_high``, the means as
+        text); ``run``: one row per run of every file (``run``, ``tau``,
+        ``recommended``, ``correct``, ``stopped``) with ``algorithm``,
+        ``instance``, ``epsilon``, ``delta``, ``budget`` and ``file``.
+    allow_missing : bool
+        Skip damaged files (as :func:`collect`).
 
     Returns
     -------
     pyarrow.Table
+
+    Raises
+    ------
+    ConfigError
+        Unknown ``level``; as :func:`collect`.
     """
     import pyarrow as pa
 
+    if level not in ("job", "run"):
+        raise ConfigError("level", level, "must be job or run")
     rows = collect(directory, allow_missing)
-    out = {k: [r.get(k) for r in rows] for k in rows[0] if k != "error_ci95"}
-    out["error_ci_low"] = [r["error_ci95"][0] for r in rows]
-    out["error_ci_high"] = [r["error_ci95"][1] for r in rows]
-    return pa.table(out)
+    if level == "job":
+        out = {k: [r.get(k) for r in rows] for k in rows[0] if k not in ("error_ci95", "means")}
+        out["means"] = [",".join(f"{m:g}" for m in r["means"]) for r in rows]
+        out["error_ci_low"] = [r["error_ci95"][0] for r in rows]
+        out["error_ci_high"] = [r["error_ci95"][1] for r in rows]
+        return pa.table(out)
+    parts = []
+    for r in rows:
+        res = BAIResult.from_parquet(Path(directory) / r["file"])
+        n = res.runs
+        cols = {"run": np.arange(n, dtype=np.int64), "tau": res.tau,
+                "recommended": res.recommended, "correct": res.correct, "stopped": res.stopped}
+        for k in ("algorithm", "instance", "epsilon", "delta", "budget", "file"):
+            cols[k] = pa.array([r[k]] * n, type=pa.float64() if k in ("epsilon", "delta")
+                               else pa.int64() if k == "budget" else pa.string())
+        parts.append(pa.table(cols))
+    return pa.concat_tables(parts)
 
 
 #: Settings the plot can put on its x axis.
@@ -284,14 +316,13 @@ def _bounds(ax, rows, x):
     if means is None:
         return
     other = "delta" if x == "epsilon" else "epsilon"
+    tkl, ttv = bounds.t_star_kl(means), bounds.t_star_tv(means)  # Cor. 4.25, once a panel
     thesis = []
     for v in grid:
         eps, delta = (v, r0[other]) if x == "epsilon" else (r0[other], v)
-        try:
-            thesis.append(bounds.lower_bound(means, math.inf if eps is None else eps,
-                                             delta)["bound"])
-        except ConfigError:
-            thesis.append(np.nan)
+        ok = delta is not None and 0 < delta < 1 / 3
+        thesis.append(max(tkl, ttv / (math.inf if eps is None else eps))
+                      * math.log(1 / (3 * delta)) if ok else np.nan)
     ax.plot(grid, thesis, "k--", lw=1, label="lower bound, Azize thesis Cor. 4.25")
     ja = [ja25_bound(means, *((v, r0[other]) if x == "epsilon" else (r0[other], v)))
           for v in xs]

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..bai import audit, declarations
 from ..bai.runner import simulate_bai
+from .suite import TIERS as TIERS_OF
 
 #: Significance of "error rate significantly above δ".
 ALPHA = 0.01
@@ -161,7 +162,8 @@ def run(tier, out, console, algorithms=None, runs=None, threads=None, term=None)
     out : path
     console : rich.console.Console
     algorithms : list of str, optional
-        As :func:`split`'s second item (None: all; empty: no board).
+        As :func:`split`'s second item (None: all, unless the regret tier of
+        :mod:`bandsim.studies.suite` names its algorithms; empty: no board).
     runs, threads : int, optional
     term : rich.console.Console, optional
         Where the table goes (default ``console``).
@@ -170,6 +172,9 @@ def run(tier, out, console, algorithms=None, runs=None, threads=None, term=None)
     -------
     int
     """
+    if algorithms is None:  # a tier restricted to named algorithms keeps its restriction
+        named = getattr(TIERS_OF.get(tier), "algorithms", None)
+        algorithms = None if named is None else [a for a in named if a in declarations.ALGORITHMS]
     if algorithms is not None and not algorithms:
         return 0
     board = rows(tier, algorithms, runs, threads)

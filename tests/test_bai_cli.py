@@ -152,3 +152,20 @@ def test_fig57_reads_the_declarations_and_names_the_missing(monkeypatch):
     assert "adap-tt" not in missing2
     assert len(jobs2) == len(jobs) + len(fig57.EPSILONS) * len(fig57.PANELS)
     assert np.all([j["delta"] == 0.01 for j in jobs2])
+
+
+def test_board_ranks_an_algorithm_without_an_exact_audit_after_the_audited(monkeypatch):
+    import dataclasses
+
+    # the same DP-SE under a non-elimination engine name: as fast, but only the recorded
+    # whole-run check applies to it, so it comes after the audited original
+    twin = dataclasses.replace(declarations.get("dp-se-bai"), name="twin", engine="bai-other")
+    monkeypatch.setitem(declarations.ALGORITHMS, "twin", twin)
+    monkeypatch.setattr(board, "INSTANCES", ("C3",))
+    b = board.rows("quick", algorithms=["twin", "dp-se-bai"], runs=20)
+    by = {(r["algorithm"], r["epsilon_cell"]): r for r in b}
+    for eps in board.EPSILONS:
+        assert by[("dp-se-bai", eps)]["rank"] == 1 and by[("twin", eps)]["rank"] == 2
+        assert by[("twin", eps)]["audit"] == "not audited"
+    assert audit.audit_text(twin).endswith("(recorded releases; no exact per-plan audit)")
+    assert main(["audit", "twin", "--epsilon", "0.5"]) == 2  # no exact audit: one line

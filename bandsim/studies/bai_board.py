@@ -11,7 +11,9 @@ algorithms are ranked by mean τ among those that
   (one-sided exact binomial test of H₀: p ≤ δ at level :data:`ALPHA`); one that
   is is listed as **failing correctness** and not ranked;
 * pass their privacy audit (:func:`bandsim.bai.audit.exact`); a FAIL is
-  never ranked;
+  never ranked; an algorithm without an exact per-plan audit (an engine other
+  than the elimination engine; ``bandsim audit NAME --whole-run`` checks its
+  recorded releases) is ranked after every audited one;
 * have no censored run (a mean over runs that stopped, with some that did not,
   understates E[τ]): listed as censored, not ranked.
 
@@ -96,27 +98,28 @@ def rows(tier="quick", algorithms=None, runs=None, threads=None, seed=1):
                 r["epsilon_cell"] = eps
                 r["private"] = private
                 r["audit"] = "-"
-                if private and not audit.audit_text(algo).startswith("not"):
+                if private and audit.has_exact(algo):
                     r["audit"] = "PASS" if all(x.passed for x in audit.exact(name, eps, DELTA)) \
                         else "FAIL"
                 elif private:
-                    r["audit"] = "not auditable"
+                    r["audit"] = "not audited"  # bandsim audit NAME --whole-run checks it
                 p = binomtest(r["errors"], r["stopped"], DELTA, alternative="greater").pvalue \
                     if r["stopped"] else 1.0
                 r["correct"] = p >= ALPHA
                 r["status"] = ("fails privacy audit" if r["audit"] == "FAIL" else
-                               "not auditable" if r["audit"] == "not auditable" else
                                "fails correctness (error rate > δ)" if not r["correct"] else
-                               f"censored ({r['censored']} runs)" if r["censored"] else "ranked")
+                               f"censored ({r['censored']} runs)" if r["censored"] else
+                               "ranked after the audited" if r["audit"] == "not audited" else
+                               "ranked")
                 out.append(r)
     for inst in INSTANCES:
         for eps in EPSILONS:
             cell = sorted((r for r in out if r["instance"] == inst and r["epsilon_cell"] == eps),
-                          key=lambda r: r["tau_mean"])
+                          key=lambda r: (r["audit"] == "not audited", r["tau_mean"]))
             rank = 0
             for r in cell:
                 r["rank"] = None
-                if r["status"] == "ranked":
+                if r["status"].startswith("ranked"):
                     rank += 1
                     r["rank"] = rank
     return out

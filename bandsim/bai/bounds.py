@@ -40,6 +40,18 @@ def _check(means):
     return mu
 
 
+def _characteristic_time(costs, K, ftol, maxiter):
+    """1 / max_{w∈Σ_K} min_a costs(w)_a, by SLSQP on the epigraph from the uniform allocation."""
+    from scipy.optimize import minimize
+
+    x0 = np.append(np.full(K, 1 / K), costs(np.full(K, 1 / K)).min())
+    cons = [{"type": "eq", "fun": lambda v: v[:K].sum() - 1},
+            {"type": "ineq", "fun": lambda v: costs(v[:K]) - v[K]}]
+    res = minimize(lambda v: -v[K], x0, method="SLSQP", bounds=[(0, 1)] * K + [(0, None)],
+                   constraints=cons, options={"ftol": ftol, "maxiter": maxiter})
+    return float(1 / costs(res.x[:K]).min())
+
+
 def t_star_tv(means):
     """T*_TV(ν) = 1/Δ_min + Σ_{a≠a*} 1/Δ_a (thesis Prop. 4.26), float.
 
@@ -64,8 +76,6 @@ def t_star_kl(means):
     means : float64 (K,)
         Bernoulli means in (0, 1) with a unique best arm.
     """
-    from scipy.optimize import minimize
-
     mu = _check(means)
     best = int(mu.argmax())
     others = [a for a in range(mu.size) if a != best]
@@ -77,12 +87,7 @@ def t_star_kl(means):
         x = (wb * mu[best] + wa * mu[others]) / (wb + wa)
         return wb * _kl(mu[best], x) + wa * _kl(mu[others], x)
 
-    x0 = np.append(np.full(K, 1 / K), costs(np.full(K, 1 / K)).min())
-    cons = [{"type": "eq", "fun": lambda v: v[:K].sum() - 1},
-            {"type": "ineq", "fun": lambda v: costs(v[:K]) - v[K]}]
-    res = minimize(lambda v: -v[K], x0, method="SLSQP", bounds=[(0, 1)] * K + [(0, None)],
-                   constraints=cons, options={"ftol": 1e-14, "maxiter": 500})
-    return float(1 / costs(res.x[:K]).min())
+    return _characteristic_time(costs, K, ftol=1e-14, maxiter=500)
 
 
 def lower_bound(means, epsilon, delta):
@@ -176,8 +181,6 @@ def t_star_eps(means, epsilon):
     ----------
     Jourdan & Azize, NeurIPS 2025, lower bound (Theorem 1) and the d±_ε closed form.
     """
-    from scipy.optimize import minimize
-
     mu = _check(means)
     if np.any((mu <= 0) | (mu >= 1)):
         raise ConfigError("means", mu.tolist(), "must lie in (0, 1) for T*_ε")
@@ -194,9 +197,4 @@ def t_star_eps(means, epsilon):
         return np.array([_private_cost(mu[best], mu[a], w[best], w[a], epsilon)
                          for a in others])
 
-    x0 = np.append(np.full(K, 1 / K), costs(np.full(K, 1 / K)).min())
-    cons = [{"type": "eq", "fun": lambda v: v[:K].sum() - 1},
-            {"type": "ineq", "fun": lambda v: costs(v[:K]) - v[K]}]
-    res = minimize(lambda v: -v[K], x0, method="SLSQP", bounds=[(0, 1)] * K + [(0, None)],
-                   constraints=cons, options={"ftol": 1e-12, "maxiter": 300})
-    return float(1 / costs(res.x[:K]).min())
+    return _characteristic_time(costs, K, ftol=1e-12, maxiter=300)

@@ -19,6 +19,7 @@ identification algorithm is refused (``--delta`` would mean two things).
 """
 import itertools
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from ..studies.bai_study import collect, plot, summary_row
 from ..errors import ConfigError
 from ..results import json_safe
 from ..studies.store import exact
-from .common import floats, one_int, plain, wide_console
+from .common import csv_text, floats, one_int, plain, wide_console
 
 #: Best-arm identification's budget T_max when ``--budget`` is not given.
 BUDGET = 10**8
@@ -337,26 +338,17 @@ def bai_results(args, console):
     int
         0.
     """
-    import csv
-    import io
-    import sys
-
-    rows = collect(args.dir, allow_missing=args.allow_missing,
-                   warn=lambda m: console.print(f"[yellow]warning:[/] {plain(m)}",
-                                                highlight=False))
     if getattr(args, "consolidate", False):
         raise ConfigError("consolidate", True, "is for regret results; a best-arm identification "
                                                "directory is read run by run with "
-                                               "bandsim.bai.BAIResult.from_parquet")
+                                               "bandsim.load(DIR, level=\"run\")")
+    rows = collect(args.dir, allow_missing=args.allow_missing,
+                   warn=lambda m: console.print(f"[yellow]warning:[/] {plain(m)}",
+                                                highlight=False))
     if args.json:
         print(json.dumps(json_safe(rows), indent=2))
     elif args.csv:
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if v is None else v) for k, v in r.items()})
-        sys.stdout.write(buf.getvalue())
+        sys.stdout.write(csv_text(rows))
     else:
         wide_console().print(rows_table(rows))
     return 0

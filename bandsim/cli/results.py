@@ -24,8 +24,6 @@ subcommands, and the study options ``--overwrite``, ``--dpi``, ``--xscale``,
 ``--format`` on ``sweep``/``reproduce``) and :data:`DISPATCH`, and turns
 Ctrl-C into one line with :func:`interrupted`.
 """
-import csv
-import io
 import json
 import shlex
 import sys
@@ -41,7 +39,7 @@ from ..studies.tables import (JOB_COLUMNS, STATISTICS, aggregate,  # noqa: F401 
                               collect, consolidate, partial_text)
 from ..studies.bai_study import holds_bai
 from .bai import bai_plot, bai_results
-from .common import command, plain, wide_console
+from .common import command, csv_text, plain, wide_console
 
 #: ``--help`` descriptions of ``results`` and ``plot``.
 PLOT_HELP = {
@@ -309,12 +307,7 @@ def cmd_results(args, console):
     if args.json:
         print(dumps(rows, indent=2))
     elif args.csv:
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if v is None else v) for k, v in r.items()})
-        sys.stdout.write(buf.getvalue())
+        sys.stdout.write(csv_text(rows))
     elif len(rows) > PLAIN_ROWS:
         sys.stdout.write(plain_table(rows, partial))
     else:

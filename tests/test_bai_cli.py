@@ -169,3 +169,21 @@ def test_board_ranks_an_algorithm_without_an_exact_audit_after_the_audited(monke
         assert by[("twin", eps)]["audit"] == "not audited"
     assert audit.audit_text(twin).endswith("(recorded releases; no exact per-plan audit)")
     assert main(["audit", "twin", "--epsilon", "0.5"]) == 2  # no exact audit: one line
+
+
+def test_regret_delta_takes_a_list_and_one_value_behaves_as_before(tmp_path, capsys):
+    # (ε, δ)-DP's δ of the shuffle algorithm: a list sweeps it (one file per value); one
+    # value keeps the old file name and result
+    base = ["run", "sdp-ae", "--instance", "C2", "--arms", "3", "--epsilon", "1,2",
+            "--horizon", "2e4", "--runs", "4", "--seed", "1"]
+    assert main(base + ["--delta", "1e-6,1e-4", "--out", str(tmp_path / "two")]) == 0
+    assert sorted(p.name for p in (tmp_path / "two").iterdir()) == [
+        f"sdp-ae_C2_K3_eps{e}_delta{d}.parquet" for e in (1, 2) for d in ("0.0001", "1e-06")]
+    assert main(base + ["--delta", "1e-6", "--out", str(tmp_path / "one")]) == 0
+    assert sorted(p.name for p in (tmp_path / "one").iterdir()) == [
+        "sdp-ae_C2_K3_eps1.parquet", "sdp-ae_C2_K3_eps2.parquet"]
+    from bandsim import Result
+
+    same = Result.from_parquet(tmp_path / "one" / "sdp-ae_C2_K3_eps1.parquet")
+    swept = Result.from_parquet(tmp_path / "two" / "sdp-ae_C2_K3_eps1_delta1e-06.parquet")
+    assert np.array_equal(same.pseudo_regret, swept.pseudo_regret)

@@ -18,7 +18,8 @@ from ..studies.plots import check_out_dir, check_out_file
 from ..studies.store import Interrupted, exact
 from ..studies.suite import run_cost
 from . import bai
-from .common import command, floats, ints, one_int, print_rows, registers, wide_console
+from .common import (command, floats, ints, one_int, print_rows, registers, summary_table,
+                     wide_console)
 
 
 @registers
@@ -270,6 +271,8 @@ def out_path(args, job, n_jobs):
     if not job.get("instance_file"):
         name += f"_K{job['arms'] or len(job['means'])}"
     eps = "" if eps is None else f"_eps{exact(eps)}"  # 0.1 and 0.1000001 differ
+    if len(getattr(args, "delta", None) or ()) > 1 and job.get("delta") is not None:
+        eps += f"_delta{exact(job['delta'])}"  # a sweep over δ: one file per value
     return d / (name + eps + ".parquet")
 
 
@@ -347,7 +350,13 @@ def _run(args, console):
     if clock.total >= 0.05:
         console.print(f"compiled the kernels in {clock.total:.1f} s, once (cached on disk; "
                       "the seconds below are simulation only)", highlight=False)
-    print_rows(rows, args.json)
+    if len(args.delta or ()) > 1:  # a sweep over (ε, δ)-DP's δ: its value on every row
+        for row, job in zip(rows, jobs):
+            row["delta"] = job.get("delta")
+    if len(args.delta or ()) > 1 and not args.json:
+        wide_console().print(summary_table(rows, first=("delta",)))
+    else:
+        print_rows(rows, args.json)
     table = batch_table(res.config) if len(jobs) == 1 and not args.json else None
     if table is not None:
         wide_console().print(table)

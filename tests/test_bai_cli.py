@@ -187,3 +187,24 @@ def test_regret_delta_takes_a_list_and_one_value_behaves_as_before(tmp_path, cap
     same = Result.from_parquet(tmp_path / "one" / "sdp-ae_C2_K3_eps1.parquet")
     swept = Result.from_parquet(tmp_path / "two" / "sdp-ae_C2_K3_eps1_delta1e-06.parquet")
     assert np.array_equal(same.pseudo_regret, swept.pseudo_regret)
+
+
+def test_a_declared_identification_parameter_gets_its_flag(monkeypatch, capsys):
+    import dataclasses
+
+    from bandsim.params import Param
+
+    # a declaration with a parameter of its own (as a top-two rule's threshold choice):
+    # `run` and `bai` generate its flag from the declaration, and validate it there
+    rule = Param("threshold", "theory", choices=("theory", "heuristic"), help="threshold")
+    twin = dataclasses.replace(declarations.get("dp-se-bai"), name="twin",
+                               params=declarations.get("dp-se-bai").params + (rule,))
+    monkeypatch.setitem(declarations.ALGORITHMS, "twin", twin)
+    argv = ["run", "twin", "--instance", "C3", "--epsilon", "1", "--delta", "0.01", "--runs",
+            "2", "--seed", "1", "--json"]
+    assert main(argv + ["--threshold", "heuristic"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["algorithm"] == "twin"
+    assert main(argv + ["--threshold", "bogus"]) == 2
+    assert capsys.readouterr().err.startswith("error: threshold")
+    assert main(["run", "dp-se-bai", *argv[2:], "--threshold", "theory"]) == 2  # not its own
+    assert capsys.readouterr().err.startswith("error: threshold")

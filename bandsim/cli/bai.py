@@ -26,6 +26,7 @@ from pathlib import Path
 from ..bai import declarations, simulate_bai
 from ..studies.bai_study import collect, plot, summary_row
 from ..errors import ConfigError
+from ..registry import all_params
 from ..results import json_safe
 from ..studies.store import exact
 from .common import csv_text, floats, one_int, plain, wide_console
@@ -55,18 +56,38 @@ def add_parser(sub):
     p.add_argument("--runs", type=one_int, default=1000, help="independent runs (default 1000)")
     p.add_argument("--seed", type=one_int, default=None, help="root seed (default: drawn)")
     p.add_argument("--threads", type=one_int, default=None, help="worker threads")
-    seen = set()
-    for a in declarations.ALGORITHMS.values():
-        for prm in a.params:
-            if prm.name not in seen:
-                seen.add(prm.name)
-                p.add_argument(prm.flag, dest=prm.name, type=floats, default=None,
-                               help=f"{prm.help} ({prm.range_text()}); comma list allowed")
+    add_param_flags(p)
     p.add_argument("--confidence", type=float, default=None,
                    help="the risk δ under its role's name (same as --delta)")
     p.add_argument("--out", default=None, help="write the runs as Parquet")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     return p
+
+
+#: Parameters whose flag takes a comma list (swept).
+SWEPT = ("epsilon", "delta")
+
+
+def add_param_flags(parser, skip=()):
+    """One flag per parameter the fixed-confidence declarations take (not in ``skip``).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    skip : collection of str
+        Names that already have a flag (``bandsim run``'s regret flags).
+    """
+    seen = set(skip)
+    for a in declarations.ALGORITHMS.values():
+        for prm in a.params:
+            if prm.name in seen:
+                continue
+            seen.add(prm.name)
+            kind = (floats if prm.name in SWEPT else one_int if prm.integer
+                    else str if prm.boolean or prm.choices else float)
+            parser.add_argument(prm.flag, dest=prm.name, type=kind, default=None,
+                                help=f"{prm.help} ({prm.range_text()})"
+                                     + ("; comma list allowed" if prm.name in SWEPT else ""))
 
 
 def is_identification(names):
@@ -129,13 +150,14 @@ def expand(args):
         raise ConfigError("rewards", args.rewards, "best-arm identification simulates bernoulli "
                                                    "rewards")
     names = {p.name for a in algos for p in a.params}
-    for flag in ("beta", "p", "scale", "growth", "batch_size"):
+    for flag in sorted(set(all_params()) | {p.name for a in declarations.ALGORITHMS.values()
+                                            for p in a.params}):
         if getattr(args, flag, None) is not None and flag not in names:
-            raise ConfigError(flag, getattr(args, flag),
-                              f"not a parameter of {', '.join(a.name for a in algos)}")
-    if getattr(args, "epsilon", None) is not None and "epsilon" not in names:
-        raise ConfigError("epsilon", args.epsilon, f"not a parameter of "
-                          f"{', '.join(a.name for a in algos)} (non-private)")
+            raise ConfigError(flag, getattr(args, flag), f"not a parameter of "
+                              f"{', '.join(a.name for a in algos)}"
+                              + (" (non-private)" if flag == "epsilon" else ""))
+    extra = {n: getattr(args, n) for n in sorted(names - set(SWEPT))
+             if getattr(args, n, None) is not None}
     eps = _values(args, "epsilon")
     delta = _values(args, "delta")
     conf = getattr(args, "confidence", None)
@@ -154,7 +176,7 @@ def expand(args):
         arms = [5 if k is None else k for k in arms]
     jobs, seen = [], set()
     for algo, inst, k, e, d in itertools.product(algos, instances, arms, eps, delta):
-        params = {"delta": d}
+        params = {"delta": d, **{n: v for n, v in extra.items() if algo.param(n)}}
         if algo.param("epsilon"):
             params["epsilon"] = e
         key = (algo.name, inst, k, tuple(sorted(params.items(), key=str)))
@@ -220,8 +242,9 @@ def run_jobs(args, console):
         args.seed = secrets.randbits(63)
     jobs = expand(args)
     for job in jobs:  # every configuration is validated before any runs
-        declarations.get(job["algorithm"]).resolve(
-            {k: job.get(k) for k in ("epsilon", "delta") if job.get(k) is not None}, 2)
+        algo = declarations.get(job["algorithm"])
+        algo.resolve({p.name: job[p.name] for p in algo.params if job.get(p.name) is not None},
+                     job["budget"])
     rows = []
     for job in jobs:
         start = time.perf_counter()

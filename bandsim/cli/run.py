@@ -47,6 +47,7 @@ def add_parser(sub):
                      help="number of regret checkpoints (default 128)")
     run.add_argument("--threads", type=one_int, default=None, help="worker threads")
     add_param_flags(run, lists=("epsilon", "delta"))
+    bai.add_param_flags(run, skip=all_params())  # identification-only parameters
     add_confidence_flag(run)
     run.add_argument("--out", default=None,
                      help="write Parquet: a file, or a directory when several configs run")

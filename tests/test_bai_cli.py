@@ -208,3 +208,20 @@ def test_a_declared_identification_parameter_gets_its_flag(monkeypatch, capsys):
     assert capsys.readouterr().err.startswith("error: threshold")
     assert main(["run", "dp-se-bai", *argv[2:], "--threshold", "theory"]) == 2  # not its own
     assert capsys.readouterr().err.startswith("error: threshold")
+
+
+def test_a_sweep_file_of_identification_algorithms_runs_and_resumes(tmp_path, capsys):
+    study = tmp_path / "s.toml"
+    study.write_text('[study]\nruns = 5\nseed = 1\n[grid]\nalgorithm = ["dp-se-bai"]\n'
+                     'instance = ["C3"]\nepsilon = [3, 5]\ndelta = [0.01, 0.1]\n')
+    out = tmp_path / "o"
+    assert main(["sweep", str(study), "--out", str(out)]) == 0
+    files = sorted(out.glob("*.parquet"))
+    assert len(files) == 4
+    stamp = {f: f.stat().st_mtime_ns for f in files}
+    assert main(["sweep", str(study), "--out", str(out)]) == 0  # resumed: nothing rewritten
+    assert {f: f.stat().st_mtime_ns for f in files} == stamp
+    study.write_text(study.read_text().replace("runs = 5", "runs = 5\nhorizon = 1e5"))
+    capsys.readouterr()
+    assert main(["sweep", str(study), "--out", str(out)]) == 2
+    assert capsys.readouterr().err.startswith("error: horizon")

@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..bai import declarations, simulate_bai
+from ..bai import BAIResult, declarations, simulate_bai
 from ..studies.bai_study import collect, plot, summary_row
 from ..errors import ConfigError
 from ..registry import all_params
@@ -247,14 +247,18 @@ def run_jobs(args, console):
                      job["budget"])
     rows = []
     for job in jobs:
+        path = out_path(args.out, job, len(jobs))
         start = time.perf_counter()
-        res = simulate_bai(**{k: v for k, v in job.items() if v is not None or k == "seed"})
+        res = stored(path, job) if getattr(args, "resume", False) else None
+        resumed = res is not None
+        if res is None:
+            res = simulate_bai(**{k: v for k, v in job.items() if v is not None or k == "seed"})
         seconds = time.perf_counter() - start
         row = summary_row(res)
         row["seconds"] = seconds
-        path = out_path(args.out, job, len(jobs))
         if path is not None:
-            res.to_parquet(path)
+            if not resumed:
+                res.to_parquet(path)
             row["out"] = str(path)
         rows.append(row)
     if args.json:
@@ -263,6 +267,121 @@ def run_jobs(args, console):
     else:
         wide_console().print(rows_table(rows))
     return 0
+
+
+def stored(path, job):
+    """The result stored at ``path`` if it is the one ``job`` asks for, else None.
+
+    Parameters
+    ----------
+    path : pathlib.Path or None
+    job : dict
+        :func:`bandsim.bai.simulate_bai` keywords (runs, budget, seed, parameters).
+
+    Returns
+    -------
+    BAIResult or None
+    """
+    if path is None or not path.exists():
+        return None
+    try:
+        res = BAIResult.from_parquet(path)
+    except Exception:  # damaged: computed again
+        return None
+    c = res.config
+    same = (c["algorithm"], c["runs"], c["budget"], c["seed"]) == (
+        job["algorithm"], job["runs"], job["budget"], job["seed"])
+    return res if same and all(c["params"].get(k) == job[k] for k in c["params"]
+                               if job.get(k) is not None) else None
+
+
+#: Keys of a sweep's TOML that a best-arm identification grid takes.
+SWEEP_KEYS = ("algorithm", "instance", "arms", "means", "epsilon", "delta", "confidence",
+              "budget", "runs", "seed", "threads")
+
+
+def sweep(path, out, console):
+    """``bandsim sweep STUDY.toml`` whose algorithms are fixed-confidence ones; exit 0.
+
+    The TOML is the regret sweep's (``[study]`` shared, ``[grid]`` lists crossed,
+    docs/sweeps.md) with the keys of :data:`SWEEP_KEYS` (``budget``, not ``horizon``);
+    any other key of a declared parameter is passed to the algorithms that declare it.
+    Results go to ``out`` (one file per configuration) and are resumed when stored with
+    the same configuration.
+
+    Parameters
+    ----------
+    path : path
+        The study file.
+    out : path
+    console : rich.console.Console
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ConfigError
+        An unknown key, a missing algorithm, as :func:`expand`.
+    """
+    import argparse
+    import tomllib
+
+    study = tomllib.loads(Path(path).read_text())
+    merged = {**study.get("study", {}), **study.get("grid", {})}
+    merged.pop("name", None)
+    declared = {p.name for a in declarations.ALGORITHMS.values() for p in a.params}
+    bad = sorted(set(merged) - set(SWEEP_KEYS) - declared - set(_NOT_FOR_BAI))
+    if bad:
+        raise ConfigError(bad[0], merged[bad[0]], "is not a key of a best-arm identification "
+                                                  f"sweep (keys: {', '.join(SWEEP_KEYS)})")
+
+    def listed(key):
+        v = merged.get(key)
+        return None if v is None else [float(x) for x in (v if isinstance(v, list) else [v])]
+
+    args = argparse.Namespace(**{k: None for k in declared | set(all_params())})
+    args.__dict__.update(
+        algorithm=",".join(_words(merged.get("algorithm"))),
+        instance=",".join(_words(merged.get("instance"))) or None,
+        arms=[int(a) for a in _words(merged.get("arms"))] or [None], means=merged.get("means"),
+        epsilon=listed("epsilon"), delta=listed("delta"), confidence=merged.get("confidence"),
+        budget=int(float(merged.get("budget", BUDGET))), runs=int(merged.get("runs", 1000)),
+        seed=merged.get("seed", 1), threads=merged.get("threads"),
+        out=str(out).rstrip("/") + "/", json=False, command="sweep", resume=True,
+        **{k: merged[k] for k in _NOT_FOR_BAI if k in merged},
+        **{k: merged[k] for k in declared - set(SWEPT) if k in merged})
+    if not args.algorithm:
+        raise ConfigError("algorithm", None, "give the algorithms in [grid] or [study]")
+    return run_jobs(args, console)
+
+
+def _words(v):
+    return [] if v is None else [str(x) for x in (v if isinstance(v, list) else [v])]
+
+
+def is_bai_study(path):
+    """Whether a sweep's TOML names fixed-confidence algorithms.
+
+    Parameters
+    ----------
+    path : path
+        The study file.
+
+    Returns
+    -------
+    bool
+        False for an unreadable file (the regret reader then names the problem).
+    """
+    import tomllib
+
+    try:
+        study = tomllib.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return False  # the regret reader names the problem
+    names = _words({**study.get("study", {}), **study.get("grid", {})}.get("algorithm"))
+    return bool(names) and is_identification(",".join(names))
 
 
 def rows_table(rows, title=None):

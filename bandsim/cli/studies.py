@@ -7,6 +7,7 @@ from ..runner import MAX_HORIZON
 from ..studies.figures import FIGURES
 from ..studies.reproduce import figure_jobs, reproduce
 from ..studies.sweep import read_study, run_study
+from . import bai
 from .bai import rows_table
 from .common import SUMMARY_COLUMNS, command, one_int, plain, summary_table, wide_console
 from .results import formats
@@ -132,7 +133,8 @@ def _reproduce_bai(args, console):
 def cmd_sweep(args, console):
     """``bandsim sweep STUDY.toml --out DIR``: run (or resume) a grid of simulations."""
     check_backend(args)
-
+    if bai.is_bai_study(args.study):  # stopping times: bandsim.cli.bai.sweep
+        return bai.sweep(args.study, args.out, console)
     parsed = read_study(args.study)
     check_cost([dict(j, runs=j.get("runs", RUNS)) for j in parsed[1]], args.yes)
     rows = run_study(parsed, args.out, console=console, backend=args.backend,

@@ -34,6 +34,7 @@ _registry.seal_builtins()
 
 from .bai import BAIResult, simulate_bai  # noqa: E402  (fixed-confidence best-arm identification)
 from .studies.sweep import sweep as _sweep  # noqa: E402
+from .studies import bai_study as _bai_study  # noqa: E402
 from .studies.tables import load as _load  # noqa: E402
 
 
@@ -65,8 +66,11 @@ def load(directory: str | os.PathLike, *, level: str = "job",
     """A study directory as one tidy pyarrow Table (``.to_pandas()``, ``polars.from_arrow``).
 
     The parameters, return value and errors are those of
-    :func:`bandsim.studies.tables.load`.
+    :func:`bandsim.studies.tables.load`; a directory of best-arm identification
+    results is read by :func:`bandsim.studies.bai_study.load` (stopping times).
     """
+    if _bai_study.holds_bai(directory):
+        return _bai_study.load(directory, level=level, allow_missing=allow_missing)
     return _load(directory, level=level, allow_missing=allow_missing)
 
 

@@ -27,6 +27,7 @@ import json
 import math
 
 
+from ..bai import audit as bai_audit, declarations as bai_declarations
 from ..errors import ConfigError, check_int
 from ..privacy.accountant import accountable, calibrate, compose
 from ..privacy.audit import audit, auditable
@@ -159,6 +160,8 @@ def _algorithms(text, need_delta, delta, known=None, sampled=False):
 @command(returns="0 if every audit passes, 1 if one fails, 2 if a batch cannot be audited")
 def cmd_audit(args, console):
     """Run ``bandsim audit`` (see the module docstring)."""
+    if any(n.strip() in bai_declarations.ALGORITHMS for n in args.algorithm.split(",")):
+        return bai_audit.cmd(args, console)  # stopping-time engines: their own checks
     whole = getattr(args, "whole_run", False)
     default = 10**5 if whole else 10**7
     args.horizon = check_int("horizon", default if args.horizon is None else args.horizon, 2,

@@ -287,6 +287,28 @@ SUMMARY_COLUMNS = ("algorithm", "instance", "arms", "epsilon", "confidence", "co
                    "time_avg_regret_ci95", "seed")
 
 
+def csv_text(rows):
+    """Rows as CSV text: a header of the first row's keys, empty cells for None.
+
+    Parameters
+    ----------
+    rows : list of dict
+
+    Returns
+    -------
+    str
+    """
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if v is None else v) for k, v in r.items()})
+    return buf.getvalue()
+
+
 def strict_json(x):
     """``x`` with every non-finite float (numpy scalars too) replaced by None (strict JSON).
 

@@ -10,6 +10,9 @@ list with one object per entry, each with a ``kind`` (``algorithm``,
 """
 import json
 
+from ..bai import declarations as bai_declarations
+from ..bai.audit import audit_text
+from ..studies import bai_figure as fig57
 from ..instances import NAMED
 from ..privacy.sampled import sampler_status
 from ..registry import algorithms, is_builtin, mechanisms, origin
@@ -104,8 +107,9 @@ def catalogue():
                          confidence=a.confidence and a.confidence.name,
                          rewards=list(a.rewards), provisional=bool(a.provisional),
                          sampled=sampled_text(a.name), whole_run=whole_run_text(a.name),
-                         source=a.source, summary=a.summary,
+                         source=a.source, summary=a.summary, task="regret",
                          plugin=_plugin(a.name, "algorithm")))
+    rows += identification_rows()
     for m in mechanisms().values():
         rows.append(dict(kind="mechanism", name=m.name, trust=m.trust, privacy=str(m.kind),
                          releases=_releases(m), samplers=list(m.samplers), source=m.source,
@@ -115,6 +119,29 @@ def catalogue():
         rows.append(dict(kind="instance", name=n, description=d))
     for f in FIGURES.values():
         rows.append(dict(kind="figure", name=f.name, source=f.source, title=f.title))
+    rows.append(dict(kind="figure", name=fig57.NAME, source=fig57.SOURCE, title=fig57.TITLE))
+    return rows
+
+
+def identification_rows():
+    """``bandsim list`` rows of the fixed-confidence algorithms (:mod:`bandsim.bai.declarations`).
+
+    Returns
+    -------
+    list of dict
+        As the regret algorithms' rows of :func:`catalogue`, with ``task``
+        ``identification``; ``parameters`` shows the risk δ.
+    """
+    rows = []
+    for a in bai_declarations.ALGORITHMS.values():
+        rows.append(dict(kind="algorithm", name=a.name, trust=a.trust, engine=a.engine,
+                         mechanism=a.mechanism,
+                         parameters={p.name: None if p.required else p.default_text()
+                                     for p in a.params},
+                         confidence=a.confidence and a.confidence.name, rewards=["bernoulli"],
+                         provisional=bool(a.provisional), sampled="-",
+                         whole_run=audit_text(a), source=a.source, summary=a.summary,
+                         task="identification", plugin=None))
     return rows
 
 
@@ -158,6 +185,8 @@ def cmd_list(args, console=None):
     audits = table("algorithms: audits", ("name", "sampled audit", "whole-run audit"))
     sources = table("algorithms: sources", ("name", "source", "summary"))
     for a in of["algorithm"]:
+        if a["task"] != "regret":
+            continue
         ps = ", ".join(k if v is None else f"{k}={v}" for k, v in a["parameters"].items())
         rewards = "all" if len(a["rewards"]) == 3 else ", ".join(a["rewards"])
         name = a["name"] + (" (provisional)" if a["provisional"] else "") + _plugin_text(a)
@@ -168,6 +197,17 @@ def cmd_list(args, console=None):
     out.print(t)
     out.print(audits)
     out.print(sources)
+    t = table("algorithms: best-arm identification, fixed confidence (bandsim run ALGO "
+              "--epsilon E --delta RISK)", ("name", "trust model", "engine", "parameters",
+                                            "audit", "source"))
+    for a in of["algorithm"]:
+        if a["task"] == "regret":
+            continue
+        ps = ", ".join(k if v is None else f"{k}={v}" for k, v in a["parameters"].items())
+        name = a["name"] + (" (provisional)" if a["provisional"] else "")
+        t.add_row(*map(plain, (name, a["trust"], a["engine"], ps or "-", a["whole_run"],
+                               a["source"])))
+    out.print(t)
     t = table("mechanisms", ("name", "trust model", "privacy", "releases", "samplers", "source",
                              "summary"))
     for m in of.get("mechanism", []):

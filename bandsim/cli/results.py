@@ -24,8 +24,6 @@ subcommands, and the study options ``--overwrite``, ``--dpi``, ``--xscale``,
 ``--format`` on ``sweep``/``reproduce``) and :data:`DISPATCH`, and turns
 Ctrl-C into one line with :func:`interrupted`.
 """
-import csv
-import io
 import json
 import shlex
 import sys
@@ -39,7 +37,9 @@ from ..studies.plots import FORMATS, check_figure_options, check_out_file
 from ..studies.store import dumps, result_files
 from ..studies.tables import (JOB_COLUMNS, STATISTICS, aggregate,  # noqa: F401 (re-exported)
                               collect, consolidate, partial_text)
-from .common import command, plain, wide_console
+from ..studies.bai_study import holds_bai
+from .bai import bai_plot, bai_results
+from .common import command, csv_text, plain, wide_console
 
 #: ``--help`` descriptions of ``results`` and ``plot``.
 PLOT_HELP = {
@@ -284,6 +284,8 @@ def warn_partial(console, directory, rows):
 
 @command
 def cmd_results(args, console):
+    if holds_bai(args.dir):  # stopping times, not regret
+        return bai_results(args, console)
     if args.consolidate:
         probe(args.dir, "dir")  # a full or read-only disk is refused before the files are read
         path, n, rows = consolidate(args.dir, allow_missing=args.allow_missing,
@@ -305,12 +307,7 @@ def cmd_results(args, console):
     if args.json:
         print(dumps(rows, indent=2))
     elif args.csv:
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if v is None else v) for k, v in r.items()})
-        sys.stdout.write(buf.getvalue())
+        sys.stdout.write(csv_text(rows))
     elif len(rows) > PLAIN_ROWS:
         sys.stdout.write(plain_table(rows, partial))
     else:
@@ -379,6 +376,8 @@ def plot_directory(directory, out=None, *, time_average=False, xscale=None, ysca
 @command
 def cmd_plot(args, console):
     """``bandsim plot DIR``: draw, then print the files written (one line)."""
+    if holds_bai(args.dir):  # τ against ε or δ, with the lower bounds
+        return bai_plot(args, console, formats(args))
     overlay = tuple(o.strip() for o in (args.overlay or "").split(",") if o.strip())
     paths = plot_directory(args.dir, args.out, time_average=args.time_average,
                            xscale=args.xscale, yscale=args.yscale, dpi=args.dpi,

@@ -17,7 +17,9 @@ from ..studies.jobs import job_instance, run_jobs
 from ..studies.plots import check_out_dir, check_out_file
 from ..studies.store import Interrupted, exact
 from ..studies.suite import run_cost
-from .common import command, floats, ints, one_int, print_rows, registers, wide_console
+from . import bai
+from .common import (command, floats, ints, one_int, print_rows, registers, summary_table,
+                     wide_console)
 
 
 @registers
@@ -33,14 +35,19 @@ def add_parser(sub):
     run.add_argument("--arms", type=ints, default=None, help="K; comma list allowed")
     run.add_argument("--rewards", default="bernoulli", help="bernoulli or gaussian (clipped)")
     run.add_argument("--sigma", type=float, default=0.1, help="σ of gaussian rewards")
-    run.add_argument("--horizon", type=one_int, required=True, help="T, e.g. 5e7")
+    run.add_argument("--horizon", type=one_int, default=None,
+                     help="T, e.g. 5e7 (regret algorithms; required for them)")
+    run.add_argument("--budget", type=one_int, default=None,
+                     help="best-arm identification: T_max, a run not stopped by then is "
+                          "censored (default 1e8)")
     run.add_argument("--runs", type=one_int, default=1000, help="independent runs (default 1000)")
     run.add_argument("--seed", type=one_int, default=None,
                      help="root seed (default: drawn once for the whole grid, recorded)")
     run.add_argument("--checkpoints", type=one_int, default=None,
                      help="number of regret checkpoints (default 128)")
     run.add_argument("--threads", type=one_int, default=None, help="worker threads")
-    add_param_flags(run)
+    add_param_flags(run, lists=("epsilon", "delta"))
+    bai.add_param_flags(run, skip=all_params())  # identification-only parameters
     add_confidence_flag(run)
     run.add_argument("--out", default=None,
                      help="write Parquet: a file, or a directory when several configs run")
@@ -53,7 +60,7 @@ def add_parser(sub):
     return run
 
 
-def add_param_flags(parser, names=None):
+def add_param_flags(parser, names=None, lists=("epsilon",)):
     """One flag per declared algorithm parameter (ε takes a comma list).
 
     Parameters
@@ -61,13 +68,18 @@ def add_param_flags(parser, names=None):
     parser : argparse.ArgumentParser
     names : collection of str, optional
         Only these parameters (default: all declared).
+    lists : collection of str
+        Parameters whose flag takes a comma list (swept).
     """
     for p in all_params().values():
         if names is not None and p.name not in names:
             continue
-        kind = (floats if p.name == "epsilon" else one_int if p.integer
+        kind = (floats if p.name in lists else one_int if p.integer
                 else str if p.boolean or p.choices else float)
         text = f"{p.help} [{p.unit}; {p.range_text()}]" if p.unit else p.help
+        if p.name == "delta" and "delta" in lists:
+            text += ("; comma list allowed. For best-arm identification (pure ε-DP) it is the "
+                     "risk δ of fixed confidence, their --confidence")
         parser.add_argument(p.flag, dest=p.name, type=kind, default=None, help=text)
 
 
@@ -105,6 +117,12 @@ def expand(args):
     algos = [get_algorithm(a.strip()) for a in args.algorithm.split(",") if a.strip()]
     if not algos:
         raise ConfigError("algorithm", args.algorithm, "give at least one algorithm name")
+    if args.horizon is None:
+        raise ConfigError("horizon", None, "give --horizon T, e.g. 5e7 (required for regret "
+                                           "algorithms)")
+    if getattr(args, "budget", None) is not None:
+        raise ConfigError("budget", args.budget, "is best-arm identification's T_max; regret "
+                                                 "algorithms take --horizon")
     if args.means is not None and args.instance is not None:
         raise ConfigError("means", ",".join(f"{m:g}" for m in args.means),
                           f"give either --means or --instance ({args.instance}), not both")
@@ -122,15 +140,23 @@ def expand(args):
     for name in given:
         if not any(a.param(name) for a in algos):
             names = ", ".join(a.name for a in algos)
-            raise ConfigError(name, given[name], f"not a parameter of {names}")
+            value = given[name]
+            if isinstance(value, list):
+                value = ",".join(f"{v:g}" for v in value)
+            raise ConfigError(name, value, f"not a parameter of {names}")
     conf = getattr(args, "confidence", None)
     if conf is not None and not any(a.confidence for a in algos):
         raise ConfigError("confidence", conf, "none of " + ", ".join(a.name for a in algos)
                           + " declares a confidence parameter")
     eps_list = given.pop("epsilon", [None])
+    delta_list = given.get("delta", [None])
+    if delta_list == []:
+        raise ConfigError("delta", "", "give at least one value, e.g. --delta 1e-6")
     jobs, seen = [], set()
-    for algo, inst, k, eps in itertools.product(algos, instances, arms, eps_list):
-        params = confidence.apply(algo, {**{n: v for n, v in given.items() if algo.param(n)},
+    for algo, inst, k, eps, delta in itertools.product(algos, instances, arms, eps_list,
+                                                       delta_list):
+        one = {**given, "delta": delta} if "delta" in given else given  # same key order
+        params = confidence.apply(algo, {**{n: v for n, v in one.items() if algo.param(n)},
                                          confidence.KEY: conf})
         if algo.param("epsilon"):
             params["epsilon"] = eps
@@ -246,6 +272,8 @@ def out_path(args, job, n_jobs):
     if not job.get("instance_file"):
         name += f"_K{job['arms'] or len(job['means'])}"
     eps = "" if eps is None else f"_eps{exact(eps)}"  # 0.1 and 0.1000001 differ
+    if len(getattr(args, "delta", None) or ()) > 1 and job.get("delta") is not None:
+        eps += f"_delta{exact(job['delta'])}"  # a sweep over δ: one file per value
     return d / (name + eps + ".parquet")
 
 
@@ -302,6 +330,8 @@ def cmd_run(args, console):
 def _run(args, console):
     import secrets
 
+    if bai.is_identification(args.algorithm):  # stopping times, not regret
+        return bai.run_jobs(args, console)
     if args.seed is None:  # one root seed for the whole grid: common random instances
         args.seed = secrets.randbits(63)
     jobs = expand(args)
@@ -321,7 +351,13 @@ def _run(args, console):
     if clock.total >= 0.05:
         console.print(f"compiled the kernels in {clock.total:.1f} s, once (cached on disk; "
                       "the seconds below are simulation only)", highlight=False)
-    print_rows(rows, args.json)
+    if len(args.delta or ()) > 1:  # a sweep over (ε, δ)-DP's δ: its value on every row
+        for row, job in zip(rows, jobs):
+            row["delta"] = job.get("delta")
+    if len(args.delta or ()) > 1 and not args.json:
+        wide_console().print(summary_table(rows, first=("delta",)))
+    else:
+        print_rows(rows, args.json)
     table = batch_table(res.config) if len(jobs) == 1 and not args.json else None
     if table is not None:
         wide_console().print(table)

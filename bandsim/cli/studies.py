@@ -1,11 +1,14 @@
 """``bandsim reproduce`` and ``bandsim sweep``: the papers' figures and TOML studies."""
 from pathlib import Path
 
+from ..studies import bai_figure as fig57
 from ..errors import ConfigError, check_int
 from ..runner import MAX_HORIZON
 from ..studies.figures import FIGURES
 from ..studies.reproduce import figure_jobs, reproduce
 from ..studies.sweep import read_study, run_study
+from . import bai
+from .bai import rows_table
 from .common import SUMMARY_COLUMNS, command, one_int, plain, summary_table, wide_console
 from .results import formats
 from .run import check_cost
@@ -92,6 +95,8 @@ def cmd_reproduce(args, console):
     if args.horizon is not None:
         args.horizon = check_int("horizon", args.horizon, 2, MAX_HORIZON)
     check_backend(args)
+    if args.figure == fig57.NAME:  # stopping times (best-arm identification)
+        return _reproduce_bai(args, console)
     if args.figure in FIGURES:  # an unknown figure is refused by reproduce, in one line
         jobs, _ = figure_jobs(FIGURES[args.figure], args.runs, args.horizon, args.seed,
                               args.instance_file, args.threads)
@@ -111,11 +116,25 @@ def cmd_reproduce(args, console):
     return 0
 
 
+def _reproduce_bai(args, console):
+    """``bandsim reproduce azize-fig5.7``: :func:`bandsim.studies.bai_figure.reproduce`; exit 0."""
+    rows, missing, paths = fig57.reproduce(
+        args.out, runs=args.runs, budget=args.horizon, seed=args.seed, threads=args.threads,
+        dpi=args.dpi, formats=formats(args),
+        progress=lambda m: console.print(plain(m), highlight=False))
+    for name in missing:
+        console.print(f"[yellow]skipped:[/] {plain(name)} (not declared yet)")
+    wide_console().print(rows_table(rows, title=fig57.TITLE))
+    console.print("wrote " + ", ".join(plain(p) for p in paths), highlight=False, soft_wrap=True)
+    return 0
+
+
 @command
 def cmd_sweep(args, console):
     """``bandsim sweep STUDY.toml --out DIR``: run (or resume) a grid of simulations."""
     check_backend(args)
-
+    if bai.is_bai_study(args.study):  # stopping times: bandsim.cli.bai.sweep
+        return bai.sweep(args.study, args.out, console)
     parsed = read_study(args.study)
     check_cost([dict(j, runs=j.get("runs", RUNS)) for j in parsed[1]], args.yes)
     rows = run_study(parsed, args.out, console=console, backend=args.backend,

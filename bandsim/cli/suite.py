@@ -6,7 +6,7 @@
 moved against a previous board. See docs/suite.md.
 """
 from ..errors import ConfigError
-from ..studies import board_compare
+from ..studies import bai_board, board_compare
 from ..studies import leaderboard as lb
 from ..studies.plots import check_out_dir
 from ..studies.suite import SUITE_VERSION, run_suite
@@ -50,6 +50,7 @@ def cmd_suite(args, console):
         algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()]
         if not algorithms:
             raise ConfigError("algorithms", args.algorithms, "give at least one algorithm name")
+    algorithms, identification = bai_board.split(algorithms)  # regret / best-arm identification
     out = args.out or f"suite-{SUITE_VERSION}" + ("-quick" if args.tier == "quick" else "")
     old = lb.read(args.compare) if args.compare is not None else None  # fail before any work
     check_out_dir(out)  # a file, a full or read-only disk: refused before the suite runs
@@ -81,6 +82,7 @@ def cmd_suite(args, console):
         console.print(f"[bold red]{len(meta['errors'])} configuration(s) failed[/] "
                       "(see the Skipped table and suite.json)")
         status = 1
+    status |= bai_board.run(args.tier, out, console, identification, args.runs, args.threads, term)
     failed = sorted({b["algorithm"] for b in board if b.get("failed")})
     if failed:
         console.print(f"[bold red]privacy audit FAILed[/] for {plain(', '.join(failed))}: "

@@ -6,14 +6,14 @@ lives in the same process, so its workers count too).
 
 ``--suite`` measures ``bandsim suite`` through the results store instead
 (:func:`bandsim.studies.suite_run.run_suite_stored`, one task per configuration):
-a slice of the full tier — C2-K5 and the Open Bandit Dataset's 80 arms, ε = 1,
-T = ``--horizon``, every algorithm, ``--runs`` runs (O(T) engines ``--runs``/10).
+a slice of the full tier — C2 at K = 5 and K = 20, ε = 1, T = ``--horizon``,
+every algorithm, ``--runs`` runs (O(T) engines ``--runs``/10).
 
 Usage (from the repository root)::
 
     .venv/bin/python benchmarks/dask_memory.py            # both backends
     .venv/bin/python benchmarks/dask_memory.py --runs 10000 --jobs 20
-    .venv/bin/python benchmarks/dask_memory.py --suite --runs 1000 --horizon 1e6
+    .venv/bin/python benchmarks/dask_memory.py --suite --runs 1000 --horizon 1e5
 """
 import argparse
 import json
@@ -58,7 +58,7 @@ def suite_child(backend, runs, horizon):
     from bandsim.studies import suite
     from bandsim.studies.suite_run import run_suite_stored
 
-    tier = suite.Tier("memory", (suite.THESIS[1], suite.OBD), (1.0,), (horizon,), runs=runs,
+    tier = suite.Tier("memory", (suite.THESIS[1], suite.THESIS[5]), (1.0,), (horizon,), runs=runs,
                       step_runs=max(2, runs // 10), budget=None, long_horizon=horizon)
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()

@@ -8,7 +8,7 @@ from bandsim import ConfigError, registry
 from bandsim.cli import main
 from bandsim.costs import RunCost
 from bandsim.studies import suite, suite_run
-from bandsim.studies.store import Interrupted
+from bandsim.studies.store import Entry, Interrupted
 from bandsim.studies.studydir import StudyDir
 
 TINY = suite.Tier("tiny", (suite.SuiteInstance("C2-K3", "C2", 3), suite.OBD), (1.0,), (20_000,),
@@ -49,27 +49,40 @@ def test_the_stored_board_equals_the_in_process_one_locally_and_on_dask(referenc
                      for p in (tmp_path / "b" / "results").glob("*.parquet")}
 
 
-def test_an_interrupted_board_resumes_to_the_same_rows(reference, tmp_path, monkeypatch):
-    """Interrupted after two configurations are written (the second not yet indexed, as a
-    kill between the file's rename and the index leaves it): the resumed board takes both
-    from the store and equals an uninterrupted run."""
+@pytest.mark.parametrize("backend", ["local", "dask"])
+def test_an_interrupted_board_resumes_to_the_same_rows(reference, tmp_path, monkeypatch,
+                                                       backend):
+    """Interrupted halfway — after four of the eight configurations are written, the fourth
+    not yet indexed (as a kill between a file's rename and the index leaves it; on Dask
+    other tasks may be under way): the resumed board takes every written one from the
+    store, recomputes none of them, and equals an uninterrupted run."""
     add, calls = StudyDir.add, []
 
     def killed(self, path, k, outcome, written=True):
         calls.append(path)
-        if len(calls) == 2:
+        if len(calls) == N // 2:
             raise KeyboardInterrupt
         return add(self, path, k, outcome, written)
 
     monkeypatch.setattr(StudyDir, "add", killed)
     with pytest.raises(Interrupted) as e:
-        suite_run.run_suite_stored(TINY, tmp_path, backend="local", progress=False)
-    assert (e.value.done, e.value.total) == (1, N)
+        suite_run.run_suite_stored(TINY, tmp_path, backend=backend, progress=False)
+    assert (e.value.done, e.value.total) == (N // 2 - 1, N)
     monkeypatch.setattr(StudyDir, "add", add)
     before = {p: p.stat().st_mtime_ns for p in calls}
     rows, meta = suite_run.run_suite_stored(TINY, tmp_path, backend="local", progress=False)
-    assert meta["resumed"] == 2 and exact(rows) == exact(reference)
+    assert N // 2 <= meta["resumed"] < N and exact(rows) == exact(reference)
     assert before == {p: p.stat().st_mtime_ns for p in calls}  # not recomputed
+
+
+def test_progress_states_configurations_core_hours_spent_and_left():
+    entries = [Entry(i, "s", None, None, "k") for i in range(3)]
+    status = suite_run.CoreHours([3600.0, 7200.0, 1800.0], spent=1800.0, threads=2)
+    assert status(entries, None, 0.0) == ("0/3 configurations · 0.50 core-h spent · "
+                                          "≈ 3.50 core-h left (cost model)")
+    entries[1].done = True
+    assert status(entries, 1, 900.0) == ("1/3 configurations · 1.00 core-h spent · "
+                                         "≈ 1.50 core-h left (cost model)")
 
 
 def test_a_store_of_another_tier_is_refused(tmp_path):

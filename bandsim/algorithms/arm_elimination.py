@@ -158,8 +158,8 @@ def _default_batch_size(params, horizon):
 _ONE_BIT = per_batch("its bit in one batch's binary summation")
 
 #: Measured cost of a run (benchmarks/run_cost.py, docs/suite.md): fixed batches, so
-#: O(T / m) phases over K arms (0.0066 ns at K = 80, T = 10⁸; 0.014 at K = 5, T = 10⁶).
-SDP_AE_COST = RunCost(0.014, "T·K", "sdp-ae: K = 5 and 80, T = 10⁶ and 10⁸")
+#: O(T / m) phases over K arms (0.0017 ns at K = 80, T = 10⁸; 0.0067 at K = 5, T = 10⁶).
+SDP_AE_COST = RunCost(0.007, "T·K", "0.0067 at K = 5, T = 10⁶")
 
 SDP_AE = BatchedElimination(
     name="sdp-ae",

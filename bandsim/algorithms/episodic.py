@@ -370,11 +370,11 @@ def _declare(name, summary, source, params, plan, rewards, provisional=False, fa
 #: Measured ns per unit of a run (benchmarks/run_cost.py, docs/suite.md): AdaP-KLUCB's KL indices
 #: by bisection; Lazy-DP-TS by engine (event-driven: its events, O(log T) per arm; the
 #: per-round reference: K Beta draws a round); DP-TS: K Beta draws a round.
-KLUCB_COST = RunCost(74_000.0, "K²", "73,910 at K = 80, T = 10⁸")
-DP_KLUCB_COST = RunCost(21_200.0, "K·log₂T", "21,170 at K = 80, T = 10⁶")
-LAZY_COSTS = {"events": RunCost(520_000.0, "K²·log₂T", "516,000 at K = 80, T = 10⁸"),
+KLUCB_COST = RunCost(14_200.0, "K²", "14,180 at K = 80, T = 10⁸")
+DP_KLUCB_COST = RunCost(3_110.0, "K·log₂T", "3,106 at K = 80, T = 10⁶")
+LAZY_COSTS = {"events": RunCost(56_000.0, "K²·log₂T", "55,342 at K = 80, T = 10⁸"),
               "per-round": ROUND_COST}
-DP_TS_COST = RunCost(500.0, "T·K", "512 at K = 5, T = 10⁷")
+DP_TS_COST = RunCost(63.0, "T·K", "62.4 at K = 5, T = 10⁷; 44 at K = 80, T = 10⁶")
 
 
 def lazy_dp_ts_cost(params):

@@ -48,13 +48,13 @@ from .base import (EpisodicPlan, SamplerPlan, UcbPlan, laplace_claim, per_round_
                    per_step_shard_runs)
 
 
-#: Declared cost of a run of each engine family (:mod:`bandsim.costs`; measured by
+#: Declared cost of a run of each engine family (:mod:`bandsim.costs`; CPU time measured by
 #: benchmarks/run_cost.py, the largest figure over its built-ins at K = 5 and 80, T = 10⁶
-#: and 10⁸; docs/suite.md). An algorithm that is cheaper declares its own.
-EPISODES_COST = RunCost(2_000.0, "K·log₂T", "vb-sdp-ae: 1,863 at K = 5, T = 10⁸")
-INDEX_COST = RunCost(8_200.0, "K·log₂T", "dp-imed: 8,132 at K = 80, T = 10⁶")
-STEP_COST = RunCost(14.0, "T·K", "ucb1: 13.6 at K = 80, T = 10⁶")
-ROUND_COST = RunCost(500.0, "T·K", "dp-ts: 512 at K = 5, T = 10⁷")
+#: and 10⁸; docs/suite.md). An algorithm that differs declares its own.
+EPISODES_COST = RunCost(360.0, "K·log₂T", "vb-sdp-ae: 350 at K = 5, T = 10⁶")
+INDEX_COST = RunCost(1_220.0, "K·log₂T", "dp-imed: 1,219 at K = 80, T = 10⁶")
+STEP_COST = RunCost(7.7, "T·K", "ucb1: 7.64 at K = 80, T = 10⁶")
+ROUND_COST = RunCost(63.0, "T·K", "dp-ts: 62.4 at K = 5, T = 10⁷")
 
 def _index_types():
     from numba.core import types

@@ -176,9 +176,9 @@ TREE = InsideEngine(name="tree",
 
 #: Measured cost of a run (benchmarks/run_cost.py, docs/suite.md): a step per pull over K arms
 #: (SE: over the arms still active).
-UCB1_COST = RunCost(14.0, "T·K", "13.6 at K = 80, T = 10⁶; 1.3 at K = 5")
-SE_COST = RunCost(0.22, "T·K", "0.22 at K = 5, T = 10⁶ (it stops eliminating early)")
-DP_UCB_COST = RunCost(8.6, "T·K", "8.6 at K = 5, T = 10⁶; 0.7 at K = 80, T = 10⁸")
+UCB1_COST = RunCost(7.7, "T·K", "7.64 at K = 80, T = 10⁶; 0.75 at K = 5")
+SE_COST = RunCost(0.088, "T·K", "0.087 at K = 5, T = 10⁶ (it stops eliminating early)")
+DP_UCB_COST = RunCost(3.2, "T·K", "3.13 at K = 5, T = 10⁶; 0.23 at K = 80, T = 10⁸")
 
 UCB1 = PerStep(
     name="ucb1", summary="UCB1: pull argmax of mean + sqrt(2 log t / n), per step",

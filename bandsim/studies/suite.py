@@ -38,7 +38,6 @@ Tiers
 import functools
 import hashlib
 import math
-import os
 import time
 from dataclasses import dataclass, field, replace
 
@@ -49,7 +48,7 @@ from ..algorithms.families import EPISODES_COST, ROUND_COST
 from ..datasets import load_instance
 from ..errors import ConfigError, check_int
 from ..runner import prepare, versions
-from .jobs import PlainProgress, progress_bar
+from .jobs import PlainProgress, local_cores, progress_bar
 from .suite_audit import SAMPLED_BATCH, audit_columns, sampled_columns  # noqa: F401 (public here)
 
 SUITE_VERSION = "2026.12"
@@ -454,14 +453,6 @@ def precision_columns(row, tier_runs):
         f"{100 * PRECISION:g} %): not ranked"))
 
 
-def default_threads():
-    """Cores this process may use (``taskset`` is honoured)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def overridden(tier, algorithms=None, runs=None):
     """(the tier with ``runs`` overridden, whether the board is standard).
 
@@ -512,7 +503,7 @@ def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console
         Unknown tier or algorithm, runs < 2, threads < 1.
     """
     t, standard = overridden(tier, algorithms, runs)
-    threads = default_threads() if threads is None else check_int("threads", threads, 1, 1024)
+    threads = local_cores() if threads is None else check_int("threads", threads, 1, 1024)
     p = plan(t, algorithms)
     rows, errors, sampled_memo = [], [], {}
     t0 = time.perf_counter()

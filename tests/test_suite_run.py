@@ -75,6 +75,22 @@ def test_an_interrupted_board_resumes_to_the_same_rows(reference, tmp_path, monk
     assert before == {p: p.stat().st_mtime_ns for p in calls}  # not recomputed
 
 
+def test_a_log_file_gets_the_core_hours_too():
+    """Plain progress lines (stderr not a terminal) carry the text the suite updates."""
+    import io
+
+    from rich.console import Console
+
+    from bandsim.studies.jobs import PlainProgress
+
+    f = io.StringIO()
+    bar = PlainProgress(Console(file=f), every=0.0)
+    task = bar.add_task("0/2 configurations", total=2)
+    bar.update(task, completed=1, description="1/2 configurations · 0.10 core-h spent")
+    assert f.getvalue().splitlines()[-1].startswith(
+        "progress: 1/2 configurations · 0.10 core-h spent 1/2 (50 %)")
+
+
 def test_progress_states_configurations_core_hours_spent_and_left():
     entries = [Entry(i, "s", None, None, "k") for i in range(3)]
     status = suite_run.CoreHours([3600.0, 7200.0, 1800.0], spent=1800.0, threads=2)

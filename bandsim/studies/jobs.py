@@ -325,6 +325,8 @@ class PlainProgress(nullcontext):
         t = self.tasks.get(task)
         if t is None:
             return
+        if k.get("description") is not None:  # e.g. the suite's core-hours
+            t["description"] = k["description"]
         if completed is not None:
             t["completed"] = float(completed)
         if advance is not None:

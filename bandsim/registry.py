@@ -35,9 +35,8 @@ KERNEL_KEYS = {
     "release": ("release",),
 }
 
-#: Cost models of an algorithm's simulation (``Algorithm.cost``): ``horizon``
-#: — O(T) work per run (a decision every pull); ``episodes`` — O(batches or
-#: episodes) per run (the engine draws a batch's rewards at once).
+#: Cost models of a simulation (``Algorithm.cost``): ``horizon`` — O(T) work per run (a decision
+#: every pull); ``episodes`` — O(batches) per run (a batch's rewards drawn at once).
 COSTS = ("horizon", "episodes")
 
 
@@ -218,8 +217,9 @@ class Algorithm:
         Non-private counterpart's name for privacy-cost columns (optional).
     cost : str
         Cost model of a simulation (:data:`COSTS`): ``horizon`` (O(T) work
-        per run: a decision every pull) or ``episodes`` (O(batches) per run);
-        the suite's time budget uses it.
+        per run: a decision every pull) or ``episodes`` (O(batches) per run).
+    run_cost : bandsim.costs.RunCost or callable (params: dict) -> RunCost, optional
+        Measured ns per unit of work of one run (:mod:`bandsim.costs`); the suite's cost.
     participation : callable (params: dict, horizon: int) -> list of Release, optional
         Every noisy release one participation's reward enters (law, scale,
         sensitivity, count; :class:`bandsim.privacy.participation.Release`), as
@@ -241,6 +241,7 @@ class Algorithm:
     provisional: bool = False
     family: str = None
     cost: str = "episodes"
+    run_cost: Any = None
     participation: Callable = None
 
     #: Numba hooks of an engine family: field → (argument types, return type,

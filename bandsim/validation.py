@@ -8,6 +8,7 @@ anything is registered.
 import math
 import re
 
+from .costs import RunCost
 from .errors import ConfigError
 from .hookcache import enable_cache, rekey_modules
 from .kernels import codes, hooks
@@ -150,6 +151,9 @@ def _check_algorithm(a, mechanisms, reward_models, costs, compile_hooks):
         raise ConfigError(f"{who} rewards", bad[0], f"must be among {', '.join(reward_models)}")
     if a.cost not in costs:
         raise ConfigError(f"{who} cost", a.cost, f"must be one of {', '.join(costs)}")
+    if a.run_cost is not None and not (isinstance(a.run_cost, RunCost) or callable(a.run_cost)):
+        raise ConfigError(f"{who} run_cost", a.run_cost, "must be a bandsim.costs.RunCost, a "
+                                                         "callable (params) -> RunCost, or None")
     check_params(who, a.params)
     for field, (argtypes, text) in type(a).hooks.items():
         check_hook(f"{who} {field}", getattr(a, field), argtypes, text, compile_hooks)

@@ -19,7 +19,7 @@ from bandsim.studies import suite
 PLUGIN = "suite-test-cdp-se"
 TINY = suite.Tier(
     "quick", (suite.SuiteInstance("C2-K3", "C2", 3), suite.OBD), (1.0, 4.0), (20_000,),
-    runs=20, step_runs=4, budget=0.4,
+    runs=20, step_runs=4, budget=1.0,
     algorithms=("batch-se", "dp-se", "cdp-se", "dist-dp-se", "ldp-se", "adap-ucb", "dp-ucb",
                 "lazy-dp-ts", PLUGIN))
 
@@ -102,13 +102,19 @@ def test_fewer_runs_see_the_first_of_the_same_random_instances():
     assert a.shape == (100, 10) and (a[:8] == b).all()
 
 
-def test_costly_algorithms_get_fewer_runs_or_are_skipped():
+def test_o_t_engines_get_the_stated_runs_or_are_skipped_with_their_cost():
+    """The quick tier: O(T) engines get its fixed 10 runs, or — where 10 runs exceed its
+    budget by their declared cost — do not run, and the reason states the cost. No
+    configuration gets a number of runs of its own."""
     quick = suite.plan("quick")
     runs = {(j.algorithm, j.instance.key): j.runs for j in quick.jobs}
-    assert runs[("dp-se", "C2-K5")] == 100
-    assert 2 <= runs[("dp-ts", "C2-K5")] < 10 and runs[("dp-ucb", "C2-K5")] == 10
-    skipped = {(s["algorithm"], s["instance"]) for s in quick.skipped}
+    assert runs[("dp-se", "C2-K5")] == 100 and runs[("dp-ucb", "C2-K5")] == 10
+    assert set(runs.values()) == {10, 100}
+    skipped = {(s["algorithm"], s["instance"]): s["reason"] for s in quick.skipped}
     assert ("dp-ts", "obd-all") in skipped and ("ucb1", "obd-all") in skipped
+    # Lazy-DP-TS's 100 runs (event-driven, not O(T)) do not fit the minute: not run, and said
+    why = skipped[("lazy-dp-ts", "C2-K5")]
+    assert "for its 100 runs" in why and "O(K²·log₂T)" in why and "over the quick tier" in why
 
 
 def test_counterparts_follow_the_declared_families(plugin):
@@ -160,9 +166,9 @@ def test_the_board_files_are_written_and_readable(boards):
     html = (a / "leaderboard.html").read_text()
     assert "### central ε-DP" in md and "<table>" in html and f"{PLUGIN} †" in md
     assert f"{PLUGIN} †" in html
-    # lazy-dp-ts is O(T): fewer runs; ucb1 too (the counterpart of dp-ucb and adap-ucb)
+    # lazy-dp-ts's event-driven engine is not O(T): the tier's runs, as dp-se
     by = {(r["algorithm"], r["instance"], r["epsilon"]): r for r in rows}
-    assert by[("lazy-dp-ts", "C2-K3", 1.0)]["runs"] == 4
+    assert by[("lazy-dp-ts", "C2-K3", 1.0)]["runs"] == 20
     assert by[("dp-se", "C2-K3", 1.0)]["runs"] == 20
     assert ("lazy-dp-ts", "obd-all", 1.0) not in by  # 80 arms: over the budget, skipped
     assert any(s["algorithm"] == "lazy-dp-ts" and s["instance"] == "obd-all"

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..costs import RunCost
 from ..errors import check_range
 from ..guarantees import Guarantee
 from ..kernels import codes, episodic, indices, lazy_events, thompson
@@ -56,7 +57,7 @@ from ..privacy.report import AuditReport, Row
 from ..registry import register as add
 from .base import (EPISODIC_SHARD_RUNS, PER_ROUND_SHARD_PULLS, EpisodicPlan,  # noqa: F401
                    SamplerPlan, laplace_claim, per_round_shard_runs)
-from .families import EpisodicIndex, PerRoundThompson, ThompsonSampler
+from .families import ROUND_COST, EpisodicIndex, PerRoundThompson, ThompsonSampler
 
 
 BERNOULLI_ONLY = ("bernoulli",)
@@ -352,9 +353,11 @@ def _log2(default):
 
 
 def _declare(name, summary, source, params, plan, rewards, provisional=False, family=None,
-             index=None, mechanism="laplace", participation=None, sample=None):
+             index=None, mechanism="laplace", participation=None, sample=None, run_cost=None):
     base = dict(name=name, summary=summary, source=source, params=params, plan=plan,
                 mechanism=mechanism, rewards=rewards, provisional=provisional, family=family)
+    if run_cost is not None:  # else the family's (:mod:`bandsim.costs`)
+        base["run_cost"] = run_cost
     if participation is not None:  # else the family's (EpisodicIndex: Lap(1/ε) per episode)
         base["participation"] = participation
     if sample is not None:
@@ -362,6 +365,21 @@ def _declare(name, summary, source, params, plan, rewards, provisional=False, fa
     if index is None:
         return PerRoundThompson(**base)
     return EpisodicIndex(index=index, **base)
+
+
+#: Measured ns per unit of a run (benchmarks/run_cost.py, docs/suite.md): AdaP-KLUCB's KL indices
+#: by bisection; Lazy-DP-TS by engine (event-driven: its events, O(log T) per arm; the
+#: per-round reference: K Beta draws a round); DP-TS: K Beta draws a round.
+KLUCB_COST = RunCost(14_200.0, "K²", "14,180 at K = 80, T = 10⁸")
+DP_KLUCB_COST = RunCost(3_110.0, "K·log₂T", "3,106 at K = 80, T = 10⁶")
+LAZY_COSTS = {"events": RunCost(56_000.0, "K²·log₂T", "55,342 at K = 80, T = 10⁸"),
+              "per-round": ROUND_COST}
+DP_TS_COST = RunCost(63.0, "T·K", "62.4 at K = 5, T = 10⁷; 44 at K = 80, T = 10⁶")
+
+
+def lazy_dp_ts_cost(params):
+    """Lazy-DP-TS's cost for its engine parameter (:data:`LAZY_COSTS`)."""
+    return LAZY_COSTS[params.get("engine") or LAZY_ENGINES[0]]
 
 
 AZIZE_BASU = "Azize & Basu (NeurIPS 2022), Algorithm 1, Eq. (7)"
@@ -372,22 +390,23 @@ ALGORITHMS = (
              index=indices.adap_ucb_index),
     _declare("adap-klucb", "AdaP-KLUCB: doubling episodes, KL-UCB on the last episode's "
              "Laplace mean", AZIZE_BASU, (EPSILON, ALPHA_ADAP), plan_adap_klucb, ALL_REWARDS,
-             family="ucb", index=indices.adap_klucb_index),
+             family="ucb", index=indices.adap_klucb_index, run_cost=KLUCB_COST),
     _declare("dp-klucb", "DP-KLUCB: geometric episodes (ratio α), d_ε-UCB on a cumulative "
              "Laplace mean", "Azize et al. (NeurIPS 2025), DP-KLUCB",
              (EPSILON, ALPHA_RATIO, GRID), plan_dp_klucb, BERNOULLI_ONLY, provisional=True,
-             family="ucb", index=indices.dp_klucb_index),
+             family="ucb", index=indices.dp_klucb_index, run_cost=DP_KLUCB_COST),
     _declare("dp-imed", "DP-IMED: geometric episodes (ratio α), IMED with d_ε on a "
              "cumulative Laplace mean", "Azize et al. (NeurIPS 2025), DP-IMED",
              (EPSILON, ALPHA_RATIO, GRID), plan_dp_imed, BERNOULLI_ONLY, provisional=True,
              family="ucb", index=indices.dp_imed_index),
     _declare("lazy-dp-ts", "Lazy-DP-TS: Thompson sampling on Laplace means of chunks of 2^r "
              "fresh rewards", f"{HU_HEGDE}, Algorithm 2", (EPSILON, _log2(False), LAZY_ENGINE),
-             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts", sample=thompson.lazy_dp_ts_sample),
+             plan_lazy_dp_ts, BERNOULLI_ONLY, family="ts", sample=thompson.lazy_dp_ts_sample,
+             run_cost=lazy_dp_ts_cost),
     _declare("dp-ts", "DP-TS: Thompson sampling on a private sum (Laplace per epoch + binary "
              "mechanism)", f"{HU_HEGDE}, Algorithm 1", (EPSILON, _log2(True)), plan_dp_ts,
              BERNOULLI_ONLY, family="ts", mechanism="dp-ts-composition",
-             participation=dp_ts_participation),
+             participation=dp_ts_participation, run_cost=DP_TS_COST),
 )
 
 

@@ -35,10 +35,11 @@ A family's numba hook is a field, listed in
 plug-in's function is compiled when it registers (:mod:`bandsim.validation`).
 """
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
+from ..costs import RunCost
 from ..errors import ConfigError
 from ..kernels.hooks import LEGACY_DECIDE_ARGS, n_args
 from ..privacy.participation import Release, laplace_participation, per_batch
@@ -46,6 +47,14 @@ from ..registry import Algorithm
 from .base import (EpisodicPlan, SamplerPlan, UcbPlan, laplace_claim, per_round_shard_runs,
                    per_step_shard_runs)
 
+
+#: Declared cost of a run of each engine family (:mod:`bandsim.costs`; CPU time measured by
+#: benchmarks/run_cost.py, the largest figure over its built-ins at K = 5 and 80, T = 10⁶
+#: and 10⁸; docs/suite.md). An algorithm that differs declares its own.
+EPISODES_COST = RunCost(360.0, "K·log₂T", "vb-sdp-ae: 350 at K = 5, T = 10⁶")
+INDEX_COST = RunCost(1_220.0, "K·log₂T", "dp-imed: 1,219 at K = 80, T = 10⁶")
+STEP_COST = RunCost(7.7, "T·K", "ucb1: 7.64 at K = 80, T = 10⁶")
+ROUND_COST = RunCost(63.0, "T·K", "dp-ts: 62.4 at K = 5, T = 10⁷")
 
 def _index_types():
     from numba.core import types
@@ -108,6 +117,7 @@ class BatchedDecision(Algorithm):
 
     engine: str = "decision"
     cost: str = "episodes"
+    run_cost: Any = EPISODES_COST
     decide: Callable = None
 
     hooks = {"decide": DECIDE_SIGNATURE}
@@ -119,6 +129,7 @@ class BatchedElimination(Algorithm):
 
     engine: str = "elimination"
     cost: str = "episodes"
+    run_cost: Any = EPISODES_COST
     #: A user's reward enters one batch of the mechanism (parallel composition).
     participation: Callable = per_batch()
 
@@ -129,6 +140,7 @@ class PerStep(Algorithm):
 
     engine: str = "per-step"
     cost: str = "horizon"
+    run_cost: Any = STEP_COST
 
 
 def _default_plan(decl):
@@ -212,6 +224,7 @@ class SVTEngine(Algorithm):
     mechanism: str = "svt"
     trust: str = "central ε-DP"
     cost: str = "episodes"
+    run_cost: Any = EPISODES_COST
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -222,6 +235,7 @@ class PerRoundThompson(Algorithm):
     mechanism: str = "laplace"
     trust: str = "central ε-DP"
     cost: str = "horizon"
+    run_cost: Any = ROUND_COST
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -311,6 +325,7 @@ class EpisodicIndex(Algorithm):
     mechanism: str = "laplace"
     trust: str = "central ε-DP"
     cost: str = "episodes"
+    run_cost: Any = INDEX_COST
     index: Callable = None
     constants: Callable = None
     ratio: float = 2.0

@@ -18,6 +18,7 @@ Mishra & Thakurta (UAI 2015) for Γ of DP-UCB (derivation in docs/fidelity.md).
 import math
 from dataclasses import dataclass, field
 
+from ..costs import RunCost
 from ..errors import ConfigError
 from ..kernels import codes, sequential
 from ..mechanisms import SumBatch
@@ -173,20 +174,26 @@ TREE = InsideEngine(name="tree",
                     float_safe=False)
 
 
+#: Measured cost of a run (benchmarks/run_cost.py, docs/suite.md): a step per pull over K arms
+#: (SE: over the arms still active).
+UCB1_COST = RunCost(7.7, "T·K", "7.64 at K = 80, T = 10⁶; 0.75 at K = 5")
+SE_COST = RunCost(0.088, "T·K", "0.087 at K = 5, T = 10⁶ (it stops eliminating early)")
+DP_UCB_COST = RunCost(3.2, "T·K", "3.13 at K = 5, T = 10⁶; 0.23 at K = 80, T = 10⁸")
+
 UCB1 = PerStep(
     name="ucb1", summary="UCB1: pull argmax of mean + sqrt(2 log t / n), per step",
     trust="none", source=f"{THESIS}, Algorithm 1 (Auer et al. 2002)", params=(),
-    plan=plan_ucb1, family="ucb")
+    plan=plan_ucb1, family="ucb", run_cost=UCB1_COST)
 
 SE = PerStep(
     name="se", summary="successive elimination checked every cycle, width 2 sqrt(2 log T / n)",
     trust="none", source=f"{THESIS}, Algorithm 2 (Even-Dar et al. 2002)", params=(),
-    plan=plan_se, family="se")
+    plan=plan_se, family="se", run_cost=SE_COST)
 
 DP_UCB = PerStepIndex(
     name="dp-ucb", summary="private UCB: tree-based binary mechanism per arm, per step",
     source=f"{THESIS}, Algorithms 5-6 (Mishra & Thakurta 2015)",
     params=(EPSILON, BETA, GAMMA), index=sequential.ucb_index, plan=plan_dp_ucb,
-    family="ucb")
+    family="ucb", run_cost=DP_UCB_COST)
 
 ALGORITHMS = (UCB1, SE, DP_UCB)

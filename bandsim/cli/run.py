@@ -175,9 +175,9 @@ def expand(args):
 def check_cost(jobs, yes=False):
     """Refuse, before any work, jobs the suite's cost model puts beyond a day (unless ``yes``).
 
-    The model is :func:`bandsim.studies.suite.run_cost` (seconds per run,
-    measured on one core: ``RUN_COST``, docs/suite.md), times the runs of
-    each job; algorithms it calls cheap (O(batches) per run) count as free.
+    The model is :func:`bandsim.studies.suite.run_cost` (seconds per run on one
+    core: each algorithm's declared ``run_cost``, :mod:`bandsim.costs`, docs/suite.md),
+    times the runs of each job.
 
     Parameters
     ----------
@@ -197,7 +197,7 @@ def check_cost(jobs, yes=False):
         k = job.get("arms") or (len(job["means"]) if job.get("means") else None)
         if k is None and job.get("instance_file"):
             k = load_instance(job["instance_file"]).arms
-        per_run = run_cost(job["algorithm"], k or 2, float(job["horizon"]))  # K missing: refused later
+        per_run = run_cost(job["algorithm"], k or 2, float(job["horizon"]), job)  # K missing: later
         total += per_run * float(job["runs"])
         if worst is None or per_run > worst[0]:
             worst = (per_run, job)

@@ -3,13 +3,18 @@
 ``--quick`` (the default) prints a board in under a minute on one core;
 ``--full`` is the published board (hours). Files go to ``--out DIR``
 (default ``suite-<version>[-quick]``); ``--compare OLD_DIR`` shows what
-moved against a previous board. See docs/suite.md.
+moved against a previous board. ``--backend local|dask`` (the default for
+``--full``: local) runs one task per configuration through the results store in
+``OUT/results``: a killed board resumes where it stopped; ``--dry-run`` prints
+what the tier costs. See docs/suite.md.
 """
 from ..errors import ConfigError
 from ..studies import bai_board, board_compare
 from ..studies import leaderboard as lb
 from ..studies.plots import check_out_dir
-from ..studies.suite import SUITE_VERSION, run_suite
+from ..studies.jobs import BACKENDS, local_cores
+from ..studies.suite import SUITE_VERSION, run_suite, tier_cost
+from ..studies.suite_run import run_suite_stored
 from .common import command, one_int, plain, registers, wide_console
 
 
@@ -39,7 +44,47 @@ def add_parser(sub):
                    help="print only the boards")
     p.add_argument("--no-progress", dest="progress", action="store_false",
                    help="no progress bar")
+    p.add_argument("--backend", choices=BACKENDS, default=None,
+                   help="run one task per configuration through the results store in "
+                        "OUT/results (resumable; default for --full: local)")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="Dask scheduler address (default: a local cluster of this machine's "
+                        "cores)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="recompute stored results of another configuration instead of refusing")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print what the tier costs (core-hours by the declared run costs) "
+                        "and exit")
     return p
+
+
+def print_cost(term, tier, algorithms):
+    """The ``--dry-run`` table: core-hours per algorithm × T and in total.
+
+    Parameters
+    ----------
+    term : rich.console.Console
+    tier : str
+    algorithms : list of str or None
+    """
+    from rich.table import Table
+
+    rows = tier_cost(tier, algorithms)
+    t = Table(title=f"bandsim suite {SUITE_VERSION}, {tier} tier: cost by the declared run "
+                    "costs (one core)")
+    for c in ("algorithm", "engine", "cost unit", "T", "configurations", "runs each",
+              "core-hours", "costliest (h)"):
+        t.add_column(c, justify="left" if c in ("algorithm", "engine", "cost unit") else "right")
+    for r in rows:
+        t.add_row(r["algorithm"], r["engine"], r["unit"], f"{r['horizon']:.0e}",
+                  f"{r['configurations']:,}", ", ".join(f"{n:,}" for n in r["runs"]),
+                  f"{r['core_hours']:,.2f}", f"{r['max_hours']:,.2f}")
+    term.print(t)
+    total = sum(r["core_hours"] for r in rows)
+    n = sum(r["configurations"] for r in rows)
+    term.print(f"total: {n:,} configurations, {total:,.1f} core-hours "
+               f"(≈ {total / local_cores():,.1f} h on this machine's {local_cores()} core(s))",
+               highlight=False)
 
 
 @command
@@ -53,14 +98,26 @@ def cmd_suite(args, console):
     algorithms, identification = bai_board.split(algorithms)  # regret / best-arm identification
     out = args.out or f"suite-{SUITE_VERSION}" + ("-quick" if args.tier == "quick" else "")
     old = lb.read(args.compare) if args.compare is not None else None  # fail before any work
+    term = wide_console()
+    if args.dry_run:
+        print_cost(term, args.tier, algorithms)
+        return 0
     check_out_dir(out)  # a file, a full or read-only disk: refused before the suite runs
-    rows, meta = run_suite(args.tier, algorithms=algorithms, runs=args.runs,
-                           threads=args.threads, console=console, progress=args.progress)
+    backend = args.backend or ("dask" if args.scheduler else "local" if args.tier == "full" else None)
+    if args.scheduler and backend != "dask":
+        raise ConfigError("scheduler", args.scheduler, "needs --backend dask")
+    if backend is None:
+        rows, meta = run_suite(args.tier, algorithms=algorithms, runs=args.runs,
+                               threads=args.threads, console=console, progress=args.progress)
+    else:
+        rows, meta = run_suite_stored(args.tier, out, algorithms=algorithms, runs=args.runs,
+                                      backend=backend, scheduler=args.scheduler,
+                                      threads=args.threads, console=console,
+                                      progress=args.progress, overwrite=args.overwrite)
     lb.rank_rows(rows)
     board = lb.board_rows(rows)
     paths = lb.write(out, rows, board, meta)
     show_cells = args.cells if args.cells is not None else len(rows) <= 200
-    term = wide_console()
     term.print(f"[bold]{lb.title_of(meta)}[/]")
     for line in lb.header_lines(meta, rows):
         term.print(plain(line), highlight=False)

@@ -14,6 +14,7 @@ Progress is one bar for the whole study (jobs done, rate, time left); with
 ``verbose`` one line per finished job is printed above it.
 """
 import json
+import os
 import time
 from concurrent.futures import CancelledError
 from contextlib import nullcontext
@@ -105,7 +106,7 @@ def validate(jobs, bar=None):
 
 
 def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None,
-             paths=None, total=None, verbose=False):
+             paths=None, total=None, verbose=False, status=None):
     """Simulate every job; yield ``(index, result, seconds)`` as each finishes.
 
     Parameters
@@ -133,6 +134,9 @@ def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None
         ``len(jobs)``.
     verbose : bool
         One line per finished job above the bar.
+    status : callable (index or None, seconds) -> str, optional
+        The bar's text: asked before the first job (index None) and after each
+        finished one (e.g. the suite's core-hours spent and left).
 
     Raises
     ------
@@ -153,13 +157,15 @@ def run_jobs(jobs, *, console=None, backend="local", scheduler=None, labels=None
         bar = progress_bar(console)
         with bar:
             validate(jobs, bar if n > 1 else None)
-            task = bar.add_task(f"{n:,} jobs" + (" on dask" if backend == "dask" else ""),
-                                total=n)
+            task = bar.add_task(status(None, 0.0) if status else f"{n:,} jobs" + (
+                " on dask" if backend == "dask" else ""), total=n)
             run = _run_local if backend == "local" else _run_dask
             for i, res, seconds in run(jobs, paths, scheduler, bar, task):
                 if verbose and console is not None:
                     console.print(f"{label(i)}: {seconds:.2f} s", highlight=False, markup=False)
                 yield i, res, seconds
+                if status is not None:
+                    bar.update(task, description=status(i, seconds))
 
 
 def _run_local(jobs, paths, scheduler, bar, task):
@@ -195,6 +201,14 @@ def _run_dask(jobs, paths, scheduler, bar, task):
         log.setLevel(level)
 
 
+def local_cores():
+    """Cores this process may use (``taskset`` is honoured): the in-process cluster's threads."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def check_workers(client, scheduler=None):
     """Refuse (one line) if any Dask worker's environment differs from this process's.
 
@@ -223,7 +237,7 @@ def _submit_all(jobs, paths, scheduler, bar, task, on_workers):
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = (nullcontext(None) if scheduler else
-               LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
+               LocalCluster(processes=False, n_workers=1, threads_per_worker=local_cores(),
                             dashboard_address=None))
     lost = (OSError, TimeoutError, CancelledError)
     try:
@@ -311,6 +325,8 @@ class PlainProgress(nullcontext):
         t = self.tasks.get(task)
         if t is None:
             return
+        if k.get("description") is not None:  # e.g. the suite's core-hours
+            t["description"] = k["description"]
         if completed is not None:
             t["completed"] = float(completed)
         if advance is not None:

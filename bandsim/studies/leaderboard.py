@@ -91,7 +91,7 @@ def rank_rows(rows):
         r["rank"], r["cell_size"] = nan, 0
         r["failed_audit"] = failed_audit(r)
         r["unaudited"] = unaudited(r)
-        if r["role"] == "entry" and not r["failed_audit"]:
+        if r["role"] == "entry" and not r["failed_audit"] and not r.get("imprecise"):
             cells.setdefault((r["trust"], r["cell"]), []).append(r)
     for group in cells.values():
         offset = 0
@@ -150,7 +150,9 @@ def board_rows(rows):
             trust=trust, algorithm=name, provisional=rs[0]["provisional"],
             provisional_note=rs[0]["provisional_note"], cells=len(rs), failed=failed,
             unaudited=blind,
-            mean_rank=float("nan") if failed else statistics.fmean(r["rank"] for r in rs),
+            mean_rank=float("nan") if failed or all(r.get("imprecise") for r in rs)
+            else statistics.fmean(r["rank"] for r in rs if not r.get("imprecise")),
+            imprecise=sum(bool(r.get("imprecise")) for r in rs),
             wins=0 if failed else sum(r["rank"] == 1 for r in rs),
             counterpart=rs[0]["counterpart"], counterpart_note=rs[0]["counterpart_note"],
             median_cost_ratio=statistics.median(ratios) if ratios else float("nan"),
@@ -164,7 +166,8 @@ def board_rows(rows):
             confidence=confidence_text(rs), seconds=sum(r["seconds"] for r in rs)))
     order = trust_order(out)
     out.sort(key=lambda b: (b["failed"], order.index(b["trust"]), b["unaudited"],
-                            b["mean_rank"] if not b["failed"] else 0.0, b["algorithm"]))
+                            b["mean_rank"] if b["mean_rank"] == b["mean_rank"] else math.inf,
+                            b["algorithm"]))
     for i, b in enumerate(out):
         b["position"] = (0 if b["failed"] else
                          1 + sum(o["trust"] == b["trust"] and not o["failed"] for o in out[:i]))
@@ -335,7 +338,9 @@ def cell_section(trust, rows):
     mine.sort(key=lambda r: (r["instance"], r["horizon"], _z(r["epsilon"]),
                              r["rank"] if r["rank"] == r["rank"] else 1e9, r["algorithm"]))
     for r in mine:
-        rank = ("FAIL: not ranked" if r.get("failed_audit") else "ref" if r["rank"] != r["rank"]
+        rank = ("FAIL: not ranked" if r.get("failed_audit") else
+                "too few runs: not ranked" if r.get("imprecise")
+                else "ref" if r["rank"] != r["rank"]
                 else f"{r['rank']:g}/{r['cell_size']}"
                 + (" (not auditable: after the audited)" if r.get("unaudited") else ""))
         s.rows.append([r["cell"], rank, name_text(r), confidence_text([r]), f"{r['runs']:,}",
@@ -369,6 +374,17 @@ def partial_line(meta):
             f"cover only those")
 
 
+def runs_rule(meta):
+    """The tier's runs rule in words: O(T) engines' fixed runs, the budget (if any)."""
+    long = meta.get("long_horizon")
+    text = (f"O(T) engines {meta['step_runs']:,} at T ≥ {long:.0e}, not ranked where the 95 % "
+            f"CI is not below {100 * meta.get('precision', 0.05):g} % of the mean" if long
+            else f"O(T) engines ≤ {meta['step_runs']:,}")
+    if meta.get("budget") is not None:
+        text += f"; configurations over {meta['budget']:g} s by the cost model not run"
+    return text
+
+
 def header_lines(meta, rows=()):
     v = meta.get("versions", {})
     std = "standard" if meta.get("standard") else "NON-STANDARD (restricted or overridden)"
@@ -379,8 +395,7 @@ def header_lines(meta, rows=()):
         f"bandsim {v.get('bandsim', '?')}, numpy {v.get('numpy', '?')}, "
         f"numba {v.get('numba', '?')}; {meta.get('created', '')}",
         f"instances {', '.join(meta['instances'])}; ε ∈ {{{eps}}} (δ = {meta['delta']:g} "
-        f"where taken); T ∈ {{{hor}}}; {meta['runs']:,} runs (O(T) engines ≤ "
-        f"{meta['step_runs']:,}; costly runs cut to ≈ {meta['budget']:g} s per configuration); "
+        f"where taken); T ∈ {{{hor}}}; {meta['runs']:,} runs ({runs_rule(meta)}); "
         f"wall time {_secs(meta['seconds'])} on {meta['threads']} thread(s)",
         *confidence_lines(meta, rows),
     ] + [line for line in (partial_line(meta),) if line]

@@ -390,7 +390,7 @@ def _stored_identity(path, entry, row):
 
 def run_stored(jobs, slots, directory, *, overwrite=False, console=None, backend="local",
                scheduler=None, labels=None, notes=None, study=None, store=None,
-               verbose=False, full=False):
+               verbose=False, full=False, status=None):
     """Run the jobs of a study that the directory does not hold yet.
 
     Parameters
@@ -413,6 +413,9 @@ def run_stored(jobs, slots, directory, *, overwrite=False, console=None, backend
         Print one line per finished job.
     full : bool
         Verify every stored file by reading it (see :func:`check`).
+    status : callable (entries, index or None, seconds) -> str, optional
+        The progress bar's text (:func:`bandsim.studies.jobs.run_jobs`), given the
+        entries (``done`` set) and the job that finished.
 
     Returns
     -------
@@ -455,7 +458,9 @@ def run_stored(jobs, slots, directory, *, overwrite=False, console=None, backend
             for j, out, seconds in run_jobs(
                     _lazy(jobs, todo), console=console, backend=backend, scheduler=scheduler,
                     labels=[labels[e.index] for e in todo] if labels else None,
-                    paths=[e.path for e in todo], total=len(todo), verbose=verbose):
+                    paths=[e.path for e in todo], total=len(todo), verbose=verbose,
+                    status=status and (lambda j, s: status(
+                        entries, None if j is None else todo[j].index, s))):
                 out.summary.update(resumed=False, seconds=seconds)
                 e = todo[j]
                 sd.add(e.path, e.key, out)

@@ -25,27 +25,31 @@ Seeds
     a non-private counterpart sees the instances its private relatives see.
 Tiers
     ``full`` is the published board (1,000 runs); ``quick`` is a subset that
-    prints a board in under a minute on one core. Algorithms whose declared
-    cost model is O(T) per run (``Algorithm.cost == "horizon"``: the per-step
-    and per-round engines) get at most ``step_runs`` runs, and
-    every algorithm whose runs are costly (:data:`RUN_COST`) no more than fit
-    in the tier's per-configuration ``budget``; where fewer than 2 runs fit it
-    is skipped, with a note. docs/suite.md has the measurements.
+    prints a board in under a minute on one core. Every algorithm gets the
+    tier's runs, except those whose declared run cost is linear in T
+    (:mod:`bandsim.costs`: the per-step and per-round engines) at T ≥
+    ``long_horizon``, which get the tier's fixed ``step_runs``; a row given
+    fewer runs whose 95 % interval is not below :data:`PRECISION` of its mean
+    regret is not ranked, and its cell says so. A tier with a ``budget`` (the
+    quick one) does not run a configuration its declared cost puts beyond it,
+    with a note; the full tier has none. :func:`tier_cost` states what a tier
+    costs (``bandsim suite --full --dry-run``); docs/suite.md has the measurements.
 """
 import functools
 import hashlib
-import os
+import math
 import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .. import confidence, registry
+from .. import confidence, costs, registry
+from ..algorithms.families import EPISODES_COST, ROUND_COST
 from ..datasets import load_instance
 from ..errors import ConfigError, check_int
-from ..privacy.sampled import DRAWS, sampled
 from ..runner import prepare, versions
-from .jobs import PlainProgress, progress_bar
+from .jobs import PlainProgress, local_cores, progress_bar
+from .suite_audit import SAMPLED_BATCH, audit_columns, sampled_columns  # noqa: F401 (public here)
 
 SUITE_VERSION = "2026.12"
 #: δ given to every algorithm that declares a ``delta`` parameter.
@@ -56,9 +60,6 @@ DELTA = 1e-6
 #: Section 7). Version 2026.11 ran each at its paper's default (DP-SE at β = 1/T against
 #: p = 0.1), which ranked the central DP-SE behind the distributed Dist-DP-SE.
 CONFIDENCE = 0.1
-#: Engines whose cost per run grows linearly with T (one step per pull or round): the
-#: built-in ones whose algorithms declare ``cost="horizon"`` (kept for reports).
-STEP_ENGINES = ("per-step", "per-round")
 #: Non-private counterpart of each algorithm family (``Algorithm.family``), the
 #: reference of the privacy-cost column. ``None``: no non-private counterpart is
 #: registered. A plug-in's family may also name a registered non-private
@@ -70,17 +71,9 @@ COUNTERPARTS = {
     "arm-elimination": "se",  # the shuffle-model arm elimination of Tenenbaum et al.
     "ts": None,               # Thompson sampling: no non-private TS is registered
 }
-#: Measured cost per run (seconds) of the algorithms whose runs are not cheap, as
-#: (coefficient, model): ``"TK"`` = coefficient × T·K/10⁶ (O(T) engines: a step per
-#: pull, each O(K)); ``"K2"`` = coefficient × K² (episodic KL indices: O(K log T)
-#: episodes, each computing K indices by bisection; T barely matters). Measured on
-#: one core of the project's shared 2-vCPU machine at K = 5–80, T = 10⁶–10⁸ (the
-#: largest figure seen). The suite uses it only to choose how many runs such an
-#: algorithm gets, by a fixed rule, so boards are reproducible; docs/suite.md.
-RUN_COST = {"ucb1": (0.02, "TK"), "se": (0.001, "TK"), "dp-ucb": (0.01, "TK"),
-            "lazy-dp-ts": (0.15, "TK"), "dp-ts": (0.15, "TK"), "adap-klucb": (3.4e-5, "K2")}
-#: The cost assumed for a plug-in on an O(T) engine (the costliest measured).
-STEP_COST_DEFAULT = (0.15, "TK")
+#: A row given fewer runs than its tier's (``step_runs``) is ranked only when its 95 %
+#: half-width is below this fraction of its mean regret; otherwise its cell says so.
+PRECISION = 0.05
 OBD_RESOURCE = "obd-all.parquet"
 
 
@@ -132,12 +125,16 @@ class Tier:
     runs : int
         Runs per configuration.
     step_runs : int
-        Most runs for algorithms whose cost model is O(T) per run (``Algorithm.cost``).
-    budget : float
-        Seconds one configuration may take by the cost model :func:`run_cost`
-        (algorithms it calls cheap always get ``runs``).
+        Runs of an algorithm whose declared run cost is linear in T
+        (:attr:`bandsim.costs.RunCost.horizon_linear`) at T ≥ ``long_horizon``.
+    budget : float or None
+        Seconds one configuration may take by its declared cost (:func:`run_cost`
+        × runs); a configuration beyond it does not run (a note says so). None: no cap.
     algorithms : tuple of str or None
         Restrict to these algorithms (their counterparts are added); None = all.
+    checkpoints : int
+    long_horizon : int
+        From this T on, horizon-linear algorithms get ``step_runs``.
     """
 
     name: str
@@ -149,6 +146,7 @@ class Tier:
     budget: float
     algorithms: tuple = None
     checkpoints: int = 16
+    long_horizon: int = 10**8
 
 
 THESIS = tuple(SuiteInstance(f"{c}-K{k}", c, k) for k in (5, 20) for c in ("C1", "C2", "C3", "C4"))
@@ -159,9 +157,9 @@ ALL_INSTANCES = THESIS + RANDOM + (OBD,)
 
 TIERS = {
     "full": Tier("full", ALL_INSTANCES, (0.1, 0.5, 1.0, 4.0), (10**6, 10**8), runs=1000,
-                 step_runs=100, budget=300),
+                 step_runs=100, budget=None),
     "quick": Tier("quick", (THESIS[1], RANDOM[0], OBD), (0.5, 1.0), (10**6,), runs=100,
-                  step_runs=10, budget=1.6),
+                  step_runs=10, budget=1.6, long_horizon=10**6),
 }
 
 
@@ -286,25 +284,99 @@ def _why_skip(algo, tier, rewards, K, T):
         return f"requires {', '.join(other)} (the suite sets only ε, δ and the confidence)"
     if T < K:
         return f"T = {T:g} < K = {K}"
-    runs = min(tier.runs, tier.step_runs) if algo.cost == "horizon" else tier.runs
-    per_run = run_cost(algo, K, T)
-    if per_run:
-        runs = int(min(runs, tier.budget // per_run))
-    if runs < 2 and not per_run:
-        return f"the {tier.name} tier gives it {runs} run(s); at least 2 are needed"
+    runs = tier_runs(algo, tier, T)
     if runs < 2:
-        return (f"≈ {per_run:,.1f} s per run here ({algo.engine} engine, cost "
-                f"O({'T' if algo.cost == 'horizon' else 'episodes'}) per run): 2 runs exceed the "
-                f"{tier.name} tier's {tier.budget:g} s per configuration")
+        return f"the {tier.name} tier gives it {runs} run(s); at least 2 are needed"
+    per_run = run_cost(algo, K, T)
+    if tier.budget is not None and per_run * runs > tier.budget:
+        return (f"≈ {per_run * runs:,.1f} s for its {runs:,} runs here ({per_run:.3g} s per run "
+                f"by its declared cost, O({declared_cost(algo).unit})): over the {tier.name} "
+                f"tier's {tier.budget:g} s per configuration")
     return runs
 
 
-def run_cost(algo, K, T):
-    """Estimated seconds per run (:data:`RUN_COST`), 0 for the cheap ones."""
+def declared_cost(algo, params=None):
+    """The :class:`~bandsim.costs.RunCost` of ``algo`` at ``params``: its declared one or, for a
+    plug-in that declares none, its cost model's (``Algorithm.cost``) costliest family's."""
+    fallback = ROUND_COST if algo.cost == "horizon" else EPISODES_COST
+    return costs.declared(algo, params) or fallback
+
+
+def horizon_linear(algo):
+    """``algo`` is an O(T) engine: a decision every pull (``Algorithm.cost``) and a declared
+    run cost linear in T (:attr:`bandsim.costs.RunCost.horizon_linear`; not Lazy-DP-TS's
+    event-driven engine)."""
+    return algo.cost == "horizon" and declared_cost(algo).horizon_linear
+
+
+def tier_runs(algo, tier, horizon):
+    """Runs a configuration of ``algo`` at T gets in ``tier``: the tier's runs, or its fixed
+    ``step_runs`` for a horizon-linear algorithm at T ≥ ``long_horizon``."""
+    if horizon_linear(algo) and horizon >= tier.long_horizon:
+        return min(tier.runs, tier.step_runs)
+    return tier.runs
+
+
+def run_cost(algo, K, T, params=None):
+    """Estimated seconds per run (:mod:`bandsim.costs`): the algorithm's declared cost, or for
+    a plug-in that declares none its engine family's (the costliest per-round one for O(T)
+    engines).
+
+    Parameters
+    ----------
+    algo : str or Algorithm
+    K, T : int
+    params : dict, optional
+        Parameters that change the cost (e.g. Lazy-DP-TS's ``engine``).
+
+    Returns
+    -------
+    float
+        Seconds on one core.
+    """
     algo = registry.get_algorithm(algo)
-    default = STEP_COST_DEFAULT if algo.cost == "horizon" else (0.0, "TK")
-    coef, model = RUN_COST.get(algo.name, default)
-    return coef * (K * T / 1e6 if model == "TK" else K * K)
+    return declared_cost(algo, params).seconds(K, T)
+
+
+def tier_cost(tier="full", algorithms=None):
+    """What a tier costs by the declared run costs (:mod:`bandsim.costs`), before it runs.
+
+    Parameters
+    ----------
+    tier : str or Tier
+    algorithms : sequence of str, optional
+
+    Returns
+    -------
+    list of dict
+        One per algorithm × T: ``algorithm``, ``engine``, ``horizon``,
+        ``configurations``, ``runs`` (the runs of each), ``core_hours`` (Σ seconds per
+        run × runs / 3600 over its configurations, one core) and ``max_hours`` (its
+        costliest configuration), sorted by cost, costliest first.
+
+    Raises
+    ------
+    ConfigError
+        Unknown tier or algorithm.
+    """
+    p = plan(tier, algorithms)
+    out = {}
+    for job in p.jobs:
+        algo = registry.get_algorithm(job.algorithm)
+        _, K, _ = job.instance.resolve()
+        hours = run_cost(algo, K, job.horizon) * job.runs / 3600
+        row = out.setdefault((algo.name, job.horizon), dict(
+            algorithm=algo.name, engine=algo.engine, horizon=job.horizon, configurations=0,
+            unit=declared_cost(algo).unit,
+            runs=set(), core_hours=0.0, max_hours=0.0))
+        row["configurations"] += 1
+        row["runs"].add(job.runs)
+        row["core_hours"] += hours
+        row["max_hours"] = max(row["max_hours"], hours)
+    rows = sorted(out.values(), key=lambda r: -r["core_hours"])
+    for r in rows:
+        r["runs"] = sorted(r["runs"])
+    return rows
 
 
 def get_tier(tier):
@@ -354,109 +426,47 @@ def row_of(job, res, seconds):
     return row
 
 
-def audit_columns(privacy, private):
-    """The verdict columns of a result's ``config["privacy"]["audit"]``.
-
-    ``verdict`` is ``PASS``/``FAIL`` (the exact audit of the largest batch
-    ran), ``not audited`` (an exact audit exists but was too costly at
-    simulation time: ``audit_command`` reproduces it; or it could give only a
-    lower bound below the claim, INCONCLUSIVE, e.g. a law declared as
-    probabilities that underflow: the verdict in ``audit_note``), ``not auditable`` (the
-    mechanism has no exact audit) or ``n/a`` (non-private). ``whole_run_verdict``
-    is ``config["privacy"]["whole_run"]``'s (:mod:`bandsim.wholerun`: PASS,
-    FAIL, not auditable; ``not recorded`` for a result made before it existed),
-    with its first failure or reason in ``whole_run_note`` and the line that
-    reproduces it in ``whole_run_command``.
-    """
-    nan = float("nan")
-    out = dict(verdict="n/a", audit_quantity="", audit_exact=nan, audit_claimed=nan,
-               audit_ratio=nan, audit_batch_size=0, audit_note="", audit_command="",
-               whole_run_verdict="n/a", whole_run_note="", whole_run_command="")
-    if not private:
-        return out
-    w = privacy.get("whole_run") or {}
-    out.update(whole_run_verdict=w.get("verdict", "not recorded"),
-               whole_run_note=(w.get("failures") or [w.get("reason", "")])[0],
-               whole_run_command=w.get("command", ""))
-    a = privacy.get("audit")
-    if not a:
-        out.update(verdict="not auditable", audit_note="no audit recorded")
-        return out
-    out["audit_command"] = a.get("command", "")
-    out["audit_batch_size"] = int(a.get("batch_size", 0))
-    if str(a.get("verdict", "")).startswith("INCONCLUSIVE"):  # only a lower bound below
-        out.update(verdict="not audited", audit_note=a["verdict"])  # the claim: no FAIL
-    elif "verdict" in a:
-        out.update(verdict="PASS" if a.get("passed") else "FAIL",
-                   audit_quantity=a.get("quantity", ""), audit_exact=float(a["exact"]),
-                   audit_claimed=float(a["claimed"]),
-                   audit_ratio=float(a.get("worst_exact_over_claimed", nan)))
-    elif "command" in a:
-        out.update(verdict="not audited", audit_note=a.get("skipped", ""))
-    else:
-        out.update(verdict="not auditable", audit_note=a.get("skipped", ""))
-    return out
-
-
-#: Users per batch of the sampled audit the suite runs for a plug-in (the default of
-#: ``bandsim audit --sampled``).
-SAMPLED_BATCH = 16
-
-
-def sampled_columns(job, private, memo):
-    """The sampled-audit columns of a row: ``sampled_verdict``, ``sampled_note``, ``sampled_command``.
-
-    A plug-in's samplers are the suite's to check: ``bandsim audit --sampled``
-    (:func:`bandsim.privacy.sampled.sampled`, ≥ 10⁶ draws per neighbouring
-    input, α = 10⁻⁶) runs at the row's ε and δ on a batch of
-    :data:`SAMPLED_BATCH` users, once per (algorithm, ε, δ) (``memo``), so a
-    sampler that does not draw its declared law FAILs and is not ranked. A
-    built-in's samplers are run by bandsim's own test suite under the same
-    audit (``not run`` here, which keeps the quick tier under a minute).
+def precision_columns(row, tier_runs):
+    """``imprecise`` and ``precision_note`` of a row: a row given fewer than its tier's runs
+    whose 95 % half-width is not below :data:`PRECISION` of its mean regret is not ranked.
 
     Parameters
     ----------
-    job : Job
-    private : bool
-        The algorithm declares a privacy guarantee.
-    memo : dict
-        (algorithm, ε, δ) → columns, shared by the rows of one suite.
+    row : dict
+        With ``runs``, ``regret_mean``, ``regret_ci95``.
+    tier_runs : int
+        The tier's runs (what every other algorithm gets).
 
     Returns
     -------
     dict
-        ``sampled_verdict`` is ``PASS``, ``FAIL``, ``not run`` (a built-in),
-        ``not auditable`` (the reason in ``sampled_note``) or ``n/a``
-        (non-private).
     """
-    if not private:
-        return dict(sampled_verdict="n/a", sampled_note="", sampled_command="")
-    if registry.is_builtin(job.algorithm):
-        return dict(sampled_verdict="not run", sampled_command="",
-                    sampled_note="built-in samplers: audited by bandsim's test suite")
-    key = (job.algorithm, job.epsilon, job.delta)
-    if key not in memo:
-        given = {k: v for k, v in (("epsilon", job.epsilon), ("delta", job.delta))
-                 if v is not None}
-        command = (f"bandsim audit {job.algorithm} --batch-size {SAMPLED_BATCH} --sampled"
-                   + "".join(f" --{k} {v:g}" for k, v in given.items()))
-        try:
-            rep = sampled(job.algorithm, job.epsilon, SAMPLED_BATCH, draws=DRAWS,
-                          delta=job.delta)
-            verdict = {0: "PASS", 1: "FAIL"}.get(rep.code, "not auditable")
-            note = rep.reason or ""
-        except Exception as e:  # a plug-in's broken sampler must not sink the board
-            verdict, note = "not auditable", f"{type(e).__name__}: {e}"
-        memo[key] = dict(sampled_verdict=verdict, sampled_note=note, sampled_command=command)
-    return memo[key]
+    runs, mean, half = row["runs"], row["regret_mean"], row["regret_ci95"]
+    if runs >= tier_runs:
+        return dict(imprecise=False, precision_note="")
+    rel = half / mean if mean > 0 else float("inf")
+    if rel < PRECISION:
+        return dict(imprecise=False, precision_note=f"{runs:,} runs: 95 % CI ±{100 * rel:.1f} %")
+    what = f"±{100 * rel:.1f} %" if math.isfinite(rel) else "a mean of 0"
+    return dict(imprecise=True, precision_note=(
+        f"{runs:,} runs give a 95 % CI of {what} of the mean (not below "
+        f"{100 * PRECISION:g} %): not ranked"))
 
 
-def default_threads():
-    """Cores this process may use (``taskset`` is honoured)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+def overridden(tier, algorithms=None, runs=None):
+    """(the tier with ``runs`` overridden, whether the board is standard).
+
+    Raises
+    ------
+    ConfigError
+        Unknown tier; ``runs`` < 2.
+    """
+    t = get_tier(tier)
+    standard = algorithms is None and runs is None and t is TIERS.get(t.name)
+    if runs is not None:
+        runs = check_int("runs", runs, 2, 10**8)
+        t = replace(t, runs=runs, step_runs=min(t.step_runs, runs))
+    return t, standard
 
 
 def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console=None,
@@ -492,12 +502,8 @@ def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console
     ConfigError
         Unknown tier or algorithm, runs < 2, threads < 1.
     """
-    t = get_tier(tier)
-    standard = algorithms is None and runs is None and t is TIERS.get(t.name)
-    if runs is not None:
-        runs = check_int("runs", runs, 2, 10**8)
-        t = replace(t, runs=runs, step_runs=min(t.step_runs, runs))
-    threads = default_threads() if threads is None else check_int("threads", threads, 1, 1024)
+    t, standard = overridden(tier, algorithms, runs)
+    threads = local_cores() if threads is None else check_int("threads", threads, 1, 1024)
     p = plan(t, algorithms)
     rows, errors, sampled_memo = [], [], {}
     t0 = time.perf_counter()
@@ -514,6 +520,7 @@ def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console
                                     if sub is not None else None)
                 rows.append(row_of(job, res, secs))
                 rows[-1].update(sampled_columns(job, rows[-1]["private"], sampled_memo))
+                rows[-1].update(precision_columns(rows[-1], t.runs))
             except ConfigError as e:
                 p.skipped.append(dict(algorithm=job.algorithm, instance=job.instance.key,
                                       horizon=job.horizon, reason=str(e), role=job.role))
@@ -529,7 +536,8 @@ def run_suite(tier="quick", *, algorithms=None, runs=None, threads=None, console
         suite_version=SUITE_VERSION, tier=t.name, standard=standard,
         instances=[i.key for i in t.instances], epsilons=list(t.epsilons),
         horizons=list(t.horizons), runs=t.runs, step_runs=t.step_runs,
-        budget=t.budget, delta=DELTA, confidence=CONFIDENCE, threads=threads,
+        budget=t.budget, long_horizon=t.long_horizon, precision=PRECISION,
+        delta=DELTA, confidence=CONFIDENCE, threads=threads,
         algorithms=list(algorithms) if algorithms is not None else None,
         skipped=p.skipped, errors=errors, seconds=time.perf_counter() - t0,
         jobs_done=len(rows), jobs_total=len(p.jobs),
@@ -554,5 +562,7 @@ def _progress(console, enabled):
 
 
 __all__ = ["ALL_INSTANCES", "CONFIDENCE", "COUNTERPARTS", "DELTA", "SAMPLED_BATCH", "SUITE_VERSION",
-           "STEP_ENGINES", "TIERS", "SuiteInstance", "Tier", "cell_seed", "counterpart",
+           "PRECISION", "TIERS", "SuiteInstance", "Tier", "cell_seed", "counterpart",
+           "horizon_linear", "overridden", "precision_columns", "run_cost", "tier_cost",
+           "tier_runs",
            "package_instance", "plan", "run_suite", "sampled_columns"]

@@ -172,7 +172,7 @@ def record_many(audit, instances, work=WORK):
 
     Parameters
     ----------
-    audit : bandsim.wholerun.checks._Audit
+    audit : bandsim.wholerun.replay._Audit
         Algorithm, parameters, T, plan and seed.
     instances : sequence of tuple of float
         Arm means of each instance.

@@ -16,7 +16,7 @@ def many_run(audit, instances, work=WORK):
 
     Parameters
     ----------
-    audit : bandsim.wholerun.checks._Audit
+    audit : bandsim.wholerun.replay._Audit
     instances : sequence of tuple of float
         Arm means of the instances recorded.
     work : float

@@ -32,6 +32,7 @@ def many_run(audit, instances, work=WORK):
         Runs recorded.
     """
     sample = record_many(audit, instances, work)
+    audit.scales(sample)  # check (c) on every class the many runs reached
     tests, u = law_tests(sample, audit.algo, audit.params, audit.spec, audit.seed)
     names = independence(tests, sample, u)
     missing = []

@@ -159,38 +159,55 @@ class _Audit:
         return self._calib[n]
 
     def scales(self, run):
-        d = self.declared
+        """(c): every release class's recorded scale is the one declared for its position.
+
+        A class is (law, tag, n, scale) (:func:`bandsim.wholerun.laws.label`); a
+        Laplace or SVT release is compared with the declared releases of its law whose
+        positions (:attr:`bandsim.privacy.participation.Release.positions`: tag and n)
+        hold it — e.g. DP-TS's first pull (tag −1, n = 1) with its chunk scale only, not
+        with the node scale of some epoch. One failure line per class; ``run`` is a
+        :class:`bandsim.wholerun.driver.Run` or a many-run sample (same columns).
+        """
+        from .laws import _classes, label
+
         if len(run.rel) == 0:
             return
-        keys = np.column_stack([run.rel[:, [R.REL_LAW, R.REL_N, R.REL_TAG]].astype(float),
-                                run.val[:, R.VAL_SCALE]])
-        for i in sorted(np.unique(keys, axis=0, return_index=True)[1]):  # each kind once
+        keys, ids = _classes(run.rel, run.val)
+        _, first = np.unique(ids, return_index=True)
+        for c, i in enumerate(first):  # each class once
             i = int(i)
-            law, scale = int(run.rel[i, R.REL_LAW]), float(run.val[i, R.VAL_SCALE])
-            if law == codes.LAW_LAPLACE:
-                ok = any(_close(scale, s) for s in d.laplace) or self.as_batch(run, i)
-                want = ", ".join(f"{s:.6g}" for s in sorted(set(d.laplace))) or "none"
-                if d.batch:
-                    fpar0 = self.calibration(int(run.rel[i, R.REL_N]))[0]
-                    want += f" (or {fpar0:.6g}, {self.spec.name}'s calibration at n)"
-            elif law == codes.LAW_SVT_THRESHOLD:
-                ok = any(_close(scale, r.scale) for r in d.svt)
-                want = ", ".join(f"{r.scale:.6g}" for r in d.svt) or "none"
-            elif law == codes.LAW_SVT_QUERY:
-                ok = any(_close(scale, r.query_scale) for r in d.svt)
-                want = ", ".join(f"{r.query_scale:.6g}" for r in d.svt) or "none"
-            elif law == codes.LAW_BATCH:
-                fpar0, g = self.calibration(int(run.rel[i, R.REL_N]))
-                tag = int(run.rel[i, R.REL_TAG])
-                ok = (_close(scale, fpar0) or (math.isnan(scale) and math.isnan(fpar0))) and (
-                    tag == 0 or tag == g)
-                want = f"{fpar0:.6g} (g = {g}) from {self.spec.name}'s calibration"
-            else:
-                ok, want = law == codes.LAW_EXACT and not self.algo.private, "a noisy release"
+            law, tag, n, scale = (int(keys[c, 0]), int(keys[c, 1]), int(keys[c, 2]),
+                                  float(keys[c, 3]))
+            ok, want = self._scale_ok(run, i, law, tag, n, scale)
             if not ok:
-                self.fail(f"(c) scales: {_label(run, i)} — the privacy claim was computed "
-                          f"from scale {want}")
-                return
+                self.fail(f"(c) scales: release class {label(tuple(keys[c]))}, first "
+                          f"{_label(run, i)} — the privacy claim was computed from scale "
+                          f"{want} at this position")
+
+    def _scale_ok(self, run, i, law, tag, n, scale):
+        """(ok, the declared scale(s) at (tag, n) as text) for release #i's class."""
+        d = self.declared
+        mine = [r for r in d.releases if r.at(tag, n)]
+        where = f"tag {tag}, n = {n}"
+        if law == codes.LAW_LAPLACE:
+            want = sorted({r.scale for r in mine if r.law == "laplace"})
+            ok = any(_close(scale, s) for s in want) or self.as_batch(run, i)
+            text = (", ".join(f"{s:.6g}" for s in want) or "none") + f" ({where})"
+            if d.batch:
+                text += (f" (or {self.calibration(n)[0]:.6g}, {self.spec.name}'s "
+                         "calibration at n)")
+            return ok, text
+        if law in (codes.LAW_SVT_THRESHOLD, codes.LAW_SVT_QUERY):
+            attr = "scale" if law == codes.LAW_SVT_THRESHOLD else "query_scale"
+            want = sorted({getattr(r, attr) for r in mine if r.law == "svt"})
+            return (any(_close(scale, s) for s in want),
+                    (", ".join(f"{s:.6g}" for s in want) or "none") + f" ({where})")
+        if law == codes.LAW_BATCH:
+            fpar0, g = self.calibration(n)
+            ok = (_close(scale, fpar0) or (math.isnan(scale) and math.isnan(fpar0))) and (
+                tag == 0 or tag == g)
+            return ok, f"{fpar0:.6g} (g = {g}) from {self.spec.name}'s calibration"
+        return law == codes.LAW_EXACT and not self.algo.private, "a noisy release"
 
     def as_batch(self, run, i):
         """A Laplace release that is one batch of the mechanism at its calibration (an

@@ -77,7 +77,7 @@ from ..kernels import record as R
 from ..params import MAX_HORIZON, REQUIRED
 from ..plancache import make_plan, memo, plan_key
 from .coverage import aim, unentered
-from .laws import INCONCLUSIVE, WORK, power, power_text, sample_pulls
+from .laws import FLOOR, INCONCLUSIVE, WORK, power, power_text, sample_pulls
 from .many import many_run
 from .noise import laplace_noise
 from .replay import _Audit, _label
@@ -302,6 +302,12 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0, work=W
         return done("inconclusive", f"{report.runs:,} recorded runs could not detect a noise "
                                     f"scale {100 * INCONCLUSIVE:.0f} % low in any release "
                                     f"class ({report.detects})")
+    thin = [f for f in tests.floors if f[2] < FLOOR]
+    if thin:
+        return done("inconclusive", f"{len(thin)} release class(es) below {FLOOR:,} draws even "
+                                    "pooled with the other positions of their law: " + "; ".join(
+                                        f"{lab} ({n:,} draws < {FLOOR:,})"
+                                        for lab, _, n, _ in thin[:3]))
     if report.unexercised:
         return done("incomplete", f"nothing was checked of {len(report.unexercised)} declared "
                                   f"release(s) or structure(s): "

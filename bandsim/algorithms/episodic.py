@@ -230,6 +230,7 @@ class LazyEventsPlan:
     shard_runs: int = 16  # a run costs O(log T) windows, not O(T) rounds
     stages: list = field(default_factory=list)
     privacy: dict = None
+    engine: str = "events"  # the whole-run audit's budget: no per-pull cost
 
     def run_shard(self, rng, shard, rec=None):
         """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""

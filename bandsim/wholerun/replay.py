@@ -23,6 +23,7 @@ from ..kernels import codes
 from ..kernels import record as R
 from ..privacy.participation import cases, releases_of
 from .driver import play
+from .laws import _classes, label
 
 
 #: Relative tolerance of scale and ε comparisons (float64 arithmetic of the plans).
@@ -168,8 +169,6 @@ class _Audit:
         with the node scale of some epoch. One failure line per class; ``run`` is a
         :class:`bandsim.wholerun.driver.Run` or a many-run sample (same columns).
         """
-        from .laws import _classes, label
-
         if len(run.rel) == 0:
             return
         keys, ids = _classes(run.rel, run.val)

@@ -248,12 +248,13 @@ def test_the_verdict_reaches_results_list_and_board(capsys, monkeypatch, tmp_pat
     capsys.readouterr()
     main(["list", "--json"])
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out) if "whole_run" in r}
-    # the verdict and what its budget could detect (scale deficit, correlation)
+    # the verdict and what its budget could detect (scale deficit, correlation, draws)
     assert re.fullmatch(r"PASS ε 0\.5 ≤ 0\.5; detects scale −\d+ % \(−\d+ % in every "
-                        r"class\), \|ρ\| ≥ 0\.\d+",
+                        r"law\), \|ρ\| ≥ 0\.\d+; each law ≥ \d{1,3}(,\d{3})* draws",
                         rows["dp-se"]["whole_run"]), rows["dp-se"]["whole_run"]
     assert rows["cdp-se"]["whole_run"].startswith("PASS; detects scale −")
     assert w["power"]["classes"] >= 1 and "noise scale ≥" in w["detects"]
+    assert w["power"]["min_floor"] >= 1000 and "each law from ≥ " in w["detects"]
 
 
 def test_a_whole_run_fail_is_never_ranked():

@@ -270,6 +270,35 @@ def test_dp_ts_node_scale_with_r_instead_of_r_plus_one_fails():
     assert abs(eps - (EPS / 2 + (r + 1) * EPS / (2 * r))) < 1e-12  # > ε for every r ≥ 1
 
 
+def _scale_check(run):
+    """Check (c) of the whole-run audit on ``run`` (DP-TS at HORIZON): its failure lines."""
+    from bandsim.plancache import make_plan
+    from bandsim.wholerun.replay import _Audit
+
+    algo = registry.get_algorithm("dp-ts")
+    params = algo.resolve(_params("dp-ts"), HORIZON)
+    a = _Audit(algo, params, HORIZON, MEANS, 3, make_plan(algo, params, len(MEANS), HORIZON))
+    a.scales(run)
+    return a.failures
+
+
+@pytest.mark.parametrize("where, tag, n", [("first pull", -1, lambda r: r == 1),
+                                          ("epoch 1's sum", 1, lambda r: r == 4)])
+def test_dp_ts_scale_recorded_for_another_position_fails_the_scale_check(where, tag, n):
+    """A release recorded with a declared scale of another position: the first pull (or an
+    epoch's completed sum) at 2 × 2/ε = 8, the node scale of epoch 1. Any declared scale
+    would pass; the scale declared for its position (tag, n) does not."""
+    run = _record("dp-ts")
+    assert _scale_check(run) == []  # the honest run: every class at its position's scale
+    hit = (run.rel[:, R.REL_TAG] == tag) & n(run.rel[:, R.REL_N])
+    assert hit.any() and np.all(run.val[hit, R.VAL_SCALE] == 2 / EPS)
+    run.val[hit, R.VAL_SCALE] *= 2  # = 2(1 + 1)/ε: a declared scale, not this position's
+    (line,) = _scale_check(run)
+    assert line.startswith(f"(c) scales: release class laplace (tag {tag}, n = "
+                           f"{int(run.rel[hit, R.REL_N][0])}, scale 8)"), line
+    assert f"computed from scale 4 (tag {tag}, n = " in line, (where, line)
+
+
 # A plug-in index policy (docs/plugins.md, example (c): MOSS on the episodic engine) that
 # computes its index from the true episode mean. A plug-in's index only sees the
 # engine's statistic, so it gets the true mean in one of two realistic ways:

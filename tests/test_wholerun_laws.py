@@ -210,6 +210,37 @@ def test_a_budget_too_small_is_inconclusive_never_pass():
     assert r.power["max_draws"] < 300
 
 
+def test_a_class_below_1000_draws_even_pooled_is_inconclusive_never_pass():
+    """A budget whose best class resolves a 36 % deficit (not 'could not detect') but whose
+    one class has 300 draws: inconclusive, naming the class and its draws."""
+    r = audit("dp-se", horizon=20_000, work=300)
+    assert r.verdict == "inconclusive" and not r.failures
+    assert "(300 draws < 1,000)" in r.reason and "laplace (n = " in r.reason
+    assert r.power["min_floor"] == 300 and r.power["thin"]
+    assert "each law from ≥ 300 draws" in r.detects
+
+
+def test_thin_classes_are_pooled_with_their_law_and_scale_only():
+    """Two Laplace positions of one scale (600 + 500 draws) are tested from 1,100 draws
+    each; a lone Laplace class of another scale and a batch class keep their own."""
+    from bandsim.kernels import codes
+    from bandsim.wholerun.budget import floors
+
+    rows = ([(LAW_LAPLACE, 0, 4, 2.0)] * 600 + [(LAW_LAPLACE, 1, 8, 2.0)] * 500
+            + [(LAW_LAPLACE, 0, 4, 3.0)] * 10 + [(codes.LAW_BATCH, 0, 4, 2.0)] * 300
+            + [(LAW_LAPLACE, 2, 16, 3.0)] * 2000)
+    rel = np.zeros((len(rows), 7), np.int64)
+    val = np.zeros((len(rows), 3))
+    for i, (law, tag, n, scale) in enumerate(rows):
+        rel[i, 4], rel[i, 5], rel[i, 3], val[i, 1] = law, tag, n, scale
+    got = {lab: (own, floor) for lab, own, floor, _ in floors(rel, val)}
+    assert got["laplace (n = 4, scale 2)"] == (600, 1100)
+    assert got["laplace (tag 1, n = 8, scale 2)"] == (500, 1100)
+    assert got["laplace (n = 4, scale 3)"] == (10, 2010)
+    assert got["laplace (tag 2, n = 16, scale 3)"] == (2000, 2000)
+    assert got["batch (n = 4, scale 2)"] == (300, 300)  # a batch's law depends on n
+
+
 def test_power_figures_follow_from_the_counts():
     from scipy import stats
 

@@ -231,6 +231,7 @@ class LazyEventsPlan:
     shard_runs: int = 16  # a run costs O(log T) windows, not O(T) rounds
     stages: list = field(default_factory=list)
     privacy: dict = None
+    engine: str = "events"  # the whole-run audit's budget: no per-pull cost
 
     def run_shard(self, rng, shard, rec=None):
         """Simulate one shard of runs in place (``rec``: a recorder in the whole-run audit)."""
@@ -315,12 +316,16 @@ def dp_ts_participation(params, horizon):
     Lap(2(r + 1)/ε) (Chan, Shi & Song 2011, Theorem 3.5).
     """
     eps = params["epsilon"]
-    out = [Release("laplace", "its epoch's completed sum (or the first pull)", 2 / eps)]
-    r = 0
-    while 2 ** (r + 1) <= horizon:
+    epochs = range(max(0, int(horizon).bit_length() - 1))  # r with 2^(r+1) ≤ T
+    # recorded positions (tag, n) (kernels.thompson.run_dp_ts_shard): the first pull is
+    # tag −1, n = 1; epoch r's completed sum is tag r, n = 2^(r+1); its nodes are tag r,
+    # n = 2^i at level i ≤ r (the stream never reaches item 2^(r+1): the epoch closes)
+    out = [Release("laplace", "its epoch's completed sum (or the first pull)", 2 / eps,
+                   positions=((-1, 1),) + tuple((r, 2 ** (r + 1)) for r in epochs))]
+    for r in epochs:
         out.append(Release("laplace", f"the binary mechanism's nodes in epoch r = {r}",
-                           2 * (r + 1) / eps, count=r + 1, case=f"r = {r}"))
-        r += 1
+                           2 * (r + 1) / eps, count=r + 1, case=f"r = {r}",
+                           positions=tuple((r, 2 ** i) for i in range(r + 1))))
     return out
 
 

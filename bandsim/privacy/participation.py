@@ -66,6 +66,12 @@ class Release:
         Label of the alternative this release belongs to ("" = every case).
     query_scale : float
         ``svt``: Laplace scale of every query's noise.
+    positions : tuple of (int, int)
+        Where the engine's recorder logs releases of this kind: (tag, n) — its
+        tag (tree level, epoch, SVT instance) and the number of rewards its
+        statistic covers (:mod:`kernels.record`). Empty: at any position. The
+        whole-run audit's check (c) compares every recorded scale with the
+        scales declared for its own position (:mod:`bandsim.wholerun.replay`).
     """
 
     law: str
@@ -75,6 +81,11 @@ class Release:
     count: int = 1
     case: str = ""
     query_scale: float = math.nan
+    positions: tuple = ()
+
+    def at(self, tag: int, n: int) -> bool:
+        """Releases of this kind may be recorded with ``tag`` and ``n`` (:attr:`positions`)."""
+        return not self.positions or (int(tag), int(n)) in self.positions
 
     @property
     def epsilon(self):

@@ -197,17 +197,24 @@ def summary(v):
 
 
 def power_cell(pw):
-    """What a verdict's budget detects, short: ``detects scale −10 % (−22 % in every class),
-    |ρ| ≥ 0.15`` (the scale deficit of the best-sampled class, of the thinnest, and the
-    correlation of the thinnest pair class, each found with probability 0.99)."""
+    """What a verdict's budget detects, short: ``detects scale −2 % (−23 % in every law),
+    |ρ| ≥ 0.0076; each law ≥ 1,016 draws`` (the scale deficit of the best-sampled class and
+    of the thinnest law — a class alone, or pooled with its law's other positions when
+    under 1,000 draws —, the correlation of the thinnest pair class, each found with
+    probability 0.99, and the fewest draws a law was tested from)."""
     parts = []
     if pw.get("scale_low") is not None:
-        every = pw.get("scale_low_every")
+        every, what = pw.get("scale_low_law"), "law"
+        if every is None:  # a verdict from before the per-law floor
+            every, what = pw.get("scale_low_every"), "class"
         parts.append(f"scale −{100 * pw['scale_low']:.0f} %" + (
-            f" (−{100 * every:.0f} % in every class)" if every is not None else ""))
+            f" (−{100 * every:.0f} % in every {what})" if every is not None else ""))
     if pw.get("correlation") is not None:
         parts.append(f"|ρ| ≥ {pw['correlation']:.2g}")
-    return "detects " + ", ".join(parts) if parts else "detects nothing"
+    text = "detects " + ", ".join(parts) if parts else "detects nothing"
+    if pw.get("min_floor") is not None:
+        text += f"; each law ≥ {pw['min_floor']:,} draws"
+    return text
 
 
 __all__ = ["RESULT_HORIZON", "cache_dir", "code_digest", "key", "lookup", "power_cell", "remember", "result_verdict", "summary",

@@ -64,7 +64,6 @@ Cebere, Erb, Desfontaines, Bellet & Fitzsimons, "Privacy in Theory, Bugs in
 Practice: Grey-Box Auditing of Differential Privacy Libraries" (PETS 2026),
 record and replay.
 """
-import functools
 import inspect
 import math
 import time
@@ -77,12 +76,11 @@ from ..kernels import codes
 from ..kernels import record as R
 from ..params import MAX_HORIZON, REQUIRED
 from ..plancache import make_plan, memo, plan_key
-from ..privacy.participation import cases, releases_of
 from .coverage import aim, unentered
-from .driver import play
-from .laws import INCONCLUSIVE, WORK, power, power_text, sample_pulls
+from .laws import FLOOR, INCONCLUSIVE, WORK, power, power_text, sample_pulls
 from .many import many_run
 from .noise import laplace_noise
+from .replay import _Audit, _label
 from .report import WholeRunReport
 from .samplers import audit_samplers, untrusted
 from .transforms import far_replays
@@ -103,23 +101,6 @@ STAGGERED_MEANS = (0.9, 0.85, 0.2)
 #: Last instance of the neighbours, for declared releases still unentered: one arm takes
 #: nearly every pull, so its count reaches the last doubling epochs within T.
 DOMINANT_MEANS = (0.99, 0.01)
-#: Relative tolerance of scale and ε comparisons (float64 arithmetic of the plans).
-RTOL = 1e-9
-LAW_NAMES = {v: k for k, v in codes.LAWS.items()}
-
-
-def _label(run, i):
-    """``release #i (t=…, arm …, laplace scale …)`` for a failure line."""
-    law = LAW_NAMES.get(int(run.rel[i, R.REL_LAW]), "?")
-    arm = int(run.rel[i, R.REL_ARM])
-    where = f"t={int(run.rel[i, R.REL_T])}" + (f", arm {arm}" if arm >= 0 else "")
-    return f"release #{i} ({where}, {law}, scale {run.val[i, R.VAL_SCALE]:.6g})"
-
-
-def _last_release(run, block):
-    """The label of the last release before block #``block`` was drawn."""
-    before = np.nonzero(run.rel[:, R.REL_BLOCKS] <= block)[0]
-    return _label(run, int(before[-1])) if before.size else "no release"
 
 
 def positions(blocks, horizon):
@@ -160,265 +141,6 @@ def epoch_positions(blocks, taken):
     _, first = np.unique(before[hits], return_index=True)
     return sorted(set(int(b) for b in hits[first]) - set(taken))
 
-
-class _Declared:
-    """The declared releases of one participation, as the checks read them."""
-
-    def __init__(self, algo, params, horizon):
-        self.releases = releases_of(algo, params, horizon)
-        self.cases = cases(self.releases)
-        self.laplace = [r.scale for r in self.releases if r.law == "laplace"]
-        self.svt = [r for r in self.releases if r.law == "svt"]
-        self.batch = [r for r in self.releases if r.law == "batch"]
-        self.claimed = params.get("epsilon", math.nan) if not self.batch else math.nan
-
-
-def _close(a, b):
-    return abs(a - b) <= RTOL * max(abs(a), abs(b), 1e-300)
-
-
-class _Audit:
-    def __init__(self, algo, params, horizon, means, seed, plan):
-        self.algo, self.params, self.horizon, self.plan = algo, params, horizon, plan
-        self.means, self.seed = means, seed
-        self.declared = _Declared(algo, params, horizon)
-        self.spec = registry.get_mechanism(algo.mechanism)
-        self.failures = []
-        self.eps_max = math.nan
-        self.seen = set()  # (law, scale) of every release some neighbour entered
-        self.seen_tags = set()  # (law, tag, scale) of the same
-        self.capacity = None  # the reference run's size, once known (no re-run to grow)
-        self._calib = {}
-
-    def fail(self, line):
-        if line not in self.failures:
-            self.failures.append(line)
-
-    def play(self, **kw):
-        kw.setdefault("seed", self.seed)
-        kw.setdefault("capacity", self.capacity)
-        means = kw.pop("means", self.means)
-        plan = self.plan if len(means) == len(self.means) else None
-        return play(self.algo, self.params, means, self.horizon, plan=plan, **kw)
-
-    def unexercised(self):
-        """The declared releases no neighbour entered (described), e.g. a histogram of an
-        SVT that never halted: nothing was checked of them."""
-        def entered(law, scale):
-            return any(lw == law and (scale is None or _close(sc, scale)) for lw, sc in self.seen)
-
-        out = []
-        for r in self.declared.releases:
-            if r.law == "laplace":
-                hit = entered(codes.LAW_LAPLACE, r.scale)
-            elif r.law == "svt":
-                hit = entered(codes.LAW_SVT_QUERY, r.query_scale)
-            else:
-                hit = entered(codes.LAW_BATCH, None) or entered(codes.LAW_LAPLACE, None)
-            if not hit:
-                out.append(r.describe())
-        return out
-
-    # ---------------------------------------------------------------- (a) decisions
-    def same_decisions(self, rec, rep, what):
-        if rep.blocks.shape != rec.blocks.shape or not np.array_equal(rep.blocks, rec.blocks):
-            n = min(len(rep.blocks), len(rec.blocks))
-            diff = np.nonzero(np.any(rep.blocks[:n] != rec.blocks[:n], axis=1))[0]
-            j = int(diff[0]) if diff.size else n
-            self.fail(f"(a) decisions: the replay {what} draws a different block #{j} "
-                      f"than the recorded run, after {_last_release(rec, j)} (control flow "
-                      "reads more than the releases)")
-            return False
-        keys = [R.REL_RUN, R.REL_T, R.REL_ARM, R.REL_N, R.REL_LAW, R.REL_TAG, R.REL_BLOCKS]
-        if rep.rel.shape != rec.rel.shape or not np.array_equal(rep.rel[:, keys],
-                                                                 rec.rel[:, keys]):
-            n = min(len(rep.rel), len(rec.rel))
-            diff = np.nonzero(np.any(rep.rel[:n][:, keys] != rec.rel[:n][:, keys], axis=1))[0]
-            i = int(diff[0]) if diff.size else n
-            where = _label(rec, i) if i < len(rec.rel) else f"release #{i} (after the last)"
-            self.fail(f"(a) decisions: the replay {what} makes other releases than the "
-                      f"recorded run, from {where}")
-            return False
-        if not (np.array_equal(rep.pulls, rec.pulls) and np.array_equal(rep.elim, rec.elim)
-                and np.array_equal(rep.regret, rec.regret)):
-            self.fail(f"(a) decisions: the replay {what} ends with other pulls, eliminations "
-                      f"or regret than the recorded run, after "
-                      f"{_last_release(rec, len(rec.blocks))}")
-            return False
-        return True
-
-    # ---------------------------------------------------------------- (b) ranges
-    def ranges(self, run):
-        law, n, tag = run.rel[:, R.REL_LAW], run.rel[:, R.REL_N], run.rel[:, R.REL_TAG]
-        true = run.val[:, R.VAL_TRUE]
-        sums = (n > 0) & ((law == codes.LAW_LAPLACE) | (law == codes.LAW_EXACT)
-                          | (law == codes.LAW_BATCH))
-        top = np.where((law == codes.LAW_BATCH) & (tag > 0), n * np.maximum(tag, 1), n)
-        bad = np.nonzero(sums & ((true < -RTOL * top) | (true > top * (1 + RTOL))))[0]
-        if bad.size:
-            i = int(bad[0])
-            enc = law[i] == codes.LAW_BATCH and tag[i] > 0
-            unit, why = ("n g", "an encoded reward outside [0, g]") if enc else (
-                "n", "a reward outside [0, 1]")
-            self.fail(f"(b) sensitivity: {_label(run, i)} releases a statistic "
-                      f"{true[i]:.6g} outside [0, {unit}] = [0, {top[i]:.6g}] of its n = "
-                      f"{int(n[i])} rewards ({why})")
-
-    # ---------------------------------------------------------------- (c) scales
-    def calibration(self, n):
-        """(fpar[0], g) of the mechanism's batch of n users, as the plan derives it."""
-        if n not in self._calib:
-            b = self.spec.derive(int(n), self.params)
-            fpar = np.atleast_1d(np.asarray(getattr(b, "fpar", [math.nan]), dtype=float))
-            ipar = np.atleast_1d(np.asarray(getattr(b, "ipar", [0]), dtype=np.int64))
-            self._calib[n] = (float(fpar[0]) if fpar.size else math.nan,
-                              int(ipar[0]) if ipar.size else 0)
-        return self._calib[n]
-
-    def scales(self, run):
-        d = self.declared
-        if len(run.rel) == 0:
-            return
-        keys = np.column_stack([run.rel[:, [R.REL_LAW, R.REL_N, R.REL_TAG]].astype(float),
-                                run.val[:, R.VAL_SCALE]])
-        for i in sorted(np.unique(keys, axis=0, return_index=True)[1]):  # each kind once
-            i = int(i)
-            law, scale = int(run.rel[i, R.REL_LAW]), float(run.val[i, R.VAL_SCALE])
-            if law == codes.LAW_LAPLACE:
-                ok = any(_close(scale, s) for s in d.laplace) or self.as_batch(run, i)
-                want = ", ".join(f"{s:.6g}" for s in sorted(set(d.laplace))) or "none"
-                if d.batch:
-                    fpar0 = self.calibration(int(run.rel[i, R.REL_N]))[0]
-                    want += f" (or {fpar0:.6g}, {self.spec.name}'s calibration at n)"
-            elif law == codes.LAW_SVT_THRESHOLD:
-                ok = any(_close(scale, r.scale) for r in d.svt)
-                want = ", ".join(f"{r.scale:.6g}" for r in d.svt) or "none"
-            elif law == codes.LAW_SVT_QUERY:
-                ok = any(_close(scale, r.query_scale) for r in d.svt)
-                want = ", ".join(f"{r.query_scale:.6g}" for r in d.svt) or "none"
-            elif law == codes.LAW_BATCH:
-                fpar0, g = self.calibration(int(run.rel[i, R.REL_N]))
-                tag = int(run.rel[i, R.REL_TAG])
-                ok = (_close(scale, fpar0) or (math.isnan(scale) and math.isnan(fpar0))) and (
-                    tag == 0 or tag == g)
-                want = f"{fpar0:.6g} (g = {g}) from {self.spec.name}'s calibration"
-            else:
-                ok, want = law == codes.LAW_EXACT and not self.algo.private, "a noisy release"
-            if not ok:
-                self.fail(f"(c) scales: {_label(run, i)} — the privacy claim was computed "
-                          f"from scale {want}")
-                return
-
-    def as_batch(self, run, i):
-        """A Laplace release that is one batch of the mechanism at its calibration (an
-        algorithm declaring ``batch`` releases of a Laplace mechanism)."""
-        if not self.declared.batch or any(_close(run.val[i, R.VAL_SCALE], s)
-                                          for s in self.declared.laplace):
-            return False
-        return _close(float(run.val[i, R.VAL_SCALE]),
-                      self.calibration(int(run.rel[i, R.REL_N]))[0])
-
-    # ---------------------------------------------------------------- (b), (d) one pair
-    def entered(self, rec, rep, what):
-        """Check (b) and (d) for one neighbouring pair."""
-        delta = rep.val[:, R.VAL_TRUE] - rec.val[:, R.VAL_TRUE]
-        idx = np.nonzero(delta != 0.0)[0]
-        if idx.size == 0:
-            return
-        for i, lw in zip(idx, rec.rel[idx, R.REL_LAW]):
-            self.seen.add((int(lw), float(rec.val[i, R.VAL_SCALE])))
-            self.seen_tags.add((int(lw), int(rec.rel[i, R.REL_TAG]),
-                                float(rec.val[i, R.VAL_SCALE])))
-            tag = int(rec.rel[i, R.REL_TAG])
-            bound = tag if lw == codes.LAW_BATCH and tag > 0 else 1.0
-            if abs(delta[i]) > bound * (1 + RTOL):
-                self.fail(f"(b) sensitivity: {_label(rec, int(i))} changes by "
-                          f"{abs(delta[i]):.6g} > {bound:g} when one reward changes ({what})")
-        self._covered(rec, idx, delta, what)
-        self._compose(rec, idx, delta, what)  # what really entered, declared or not
-
-    def _covered(self, rec, idx, delta, what):
-        """(b): some declared case holds every entered release (law, scale, count)."""
-        d = self.declared
-        lap_batch = [i for i in idx if rec.rel[i, R.REL_LAW] == codes.LAW_LAPLACE
-                     and self.as_batch(rec, i)]
-        lap = [float(rec.val[i, R.VAL_SCALE]) for i in idx
-               if rec.rel[i, R.REL_LAW] == codes.LAW_LAPLACE and i not in lap_batch]
-        queries = {int(rec.rel[i, R.REL_TAG]) for i in idx
-                   if rec.rel[i, R.REL_LAW] == codes.LAW_SVT_QUERY}
-        batches = len(lap_batch) + sum(1 for i in idx if rec.rel[i, R.REL_LAW] == codes.LAW_BATCH)
-        other = [int(i) for i in idx if rec.rel[i, R.REL_LAW] not in
-                 (codes.LAW_LAPLACE, codes.LAW_SVT_QUERY, codes.LAW_BATCH)]
-        if other:
-            self.fail(f"(b) sensitivity: {_label(rec, other[0])} depends on the changed "
-                      f"reward ({what}) but releases nothing noisy")
-            return False
-        for label, rs in d.cases.items():
-            room = {}
-            for r in rs:
-                if r.law == "laplace":
-                    key = next((k for k in room if _close(k, r.scale)), r.scale)
-                    room[key] = room.get(key, 0) + r.count
-            need = {}
-            for s in lap:
-                key = next((k for k in need if _close(k, s)), s)
-                need[key] = need.get(key, 0) + 1
-            ok = all(any(_close(s, k) and room[k] >= c for k in room) for s, c in need.items())
-            ok &= len(queries) <= sum(r.count for r in rs if r.law == "svt")
-            ok &= batches <= sum(r.count for r in rs if r.law == "batch")
-            if ok:
-                return True
-        first = int(idx[-1])
-        self.fail(f"(b) sensitivity: the reward changed {what} enters {len(idx)} releases "
-                  f"({len(lap)} Laplace, {len(queries)} SVT instances, {batches} batches; "
-                  f"last {_label(rec, first)}), more than any declared case of "
-                  f"{self.algo.name}'s participation")
-        return False
-
-    def _compose(self, rec, idx, delta, what):
-        """(d): the entered releases composed are at most the claimed ε."""
-        claimed = self.declared.claimed
-        if math.isnan(claimed):
-            return  # batch releases: each is its mechanism's audited per-batch guarantee
-        eps, pld = 0.0, []
-        svt = {}
-        for i in idx:
-            lw, b, dd = int(rec.rel[i, R.REL_LAW]), float(rec.val[i, R.VAL_SCALE]), abs(delta[i])
-            if lw == codes.LAW_LAPLACE:
-                eps += math.inf if b <= 0 else dd / b
-                pld.append((b, dd))
-            elif lw == codes.LAW_SVT_QUERY:
-                tag = int(rec.rel[i, R.REL_TAG])
-                svt[tag] = max(svt.get(tag, 0.0), dd)
-        for tag, dd in svt.items():
-            thr = next((r for r in self.declared.svt), None)
-            eps += dd / thr.scale + 2 * dd / thr.query_scale
-        self.eps_max = eps if math.isnan(self.eps_max) else max(self.eps_max, eps)
-        if eps <= claimed * (1 + RTOL):
-            return  # (the privacy-loss distribution of pure releases is never above it)
-        tight = ""
-        target = self.params.get("delta")
-        if pld and not svt and math.isfinite(eps) and isinstance(target, float) and target > 0:
-            eps_pld = _pld_epsilon(tuple(sorted(pld)), target)  # an (ε, δ) claim: the PLD
-            if eps_pld <= claimed * (1 + 1e-6):
-                return
-            tight = f"; the privacy-loss distribution gives {eps_pld:.6g} at δ = {target:g}"
-        self.fail(f"(d) composition: the releases the reward changed {what} enters compose to "
-                  f"ε = {eps:.6g} > claimed {claimed:.6g} (basic composition{tight}; last "
-                  f"{_label(rec, int(idx[-1]))})")
-
-
-@functools.lru_cache(maxsize=256)
-def _pld_epsilon(pairs, delta):
-    """ε at ``delta`` of Laplace releases ((scale, sensitivity), …) composed by the
-    privacy-loss distribution of dp-accounting (pessimistic discretization 10⁻⁴)."""
-    from dp_accounting.pld import privacy_loss_distribution as PLD
-
-    out = None
-    for b, dd in pairs:
-        one = PLD.from_laplace_mechanism(b / dd, value_discretization_interval=1e-4)
-        out = one if out is None else out.compose(one)
-    return out.get_epsilon_for_delta(delta)
 
 
 def audit_params(algo, params=None):
@@ -580,6 +302,12 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0, work=W
         return done("inconclusive", f"{report.runs:,} recorded runs could not detect a noise "
                                     f"scale {100 * INCONCLUSIVE:.0f} % low in any release "
                                     f"class ({report.detects})")
+    thin = [f for f in tests.floors if f[2] < FLOOR]
+    if thin:
+        return done("inconclusive", f"{len(thin)} release class(es) below {FLOOR:,} draws even "
+                                    "pooled with the other positions of their law: " + "; ".join(
+                                        f"{lab} ({n:,} draws < {FLOOR:,})"
+                                        for lab, _, n, _ in thin[:3]))
     if report.unexercised:
         return done("incomplete", f"nothing was checked of {len(report.unexercised)} declared "
                                   f"release(s) or structure(s): "

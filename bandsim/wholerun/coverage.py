@@ -2,7 +2,7 @@
 
 The declared participation (:mod:`bandsim.privacy.participation`) names
 releases by law and scale; the neighbours of :func:`bandsim.wholerun.audit`
-enter them (:meth:`bandsim.wholerun.checks._Audit.unexercised`). A structure
+enter them (:meth:`bandsim.wholerun.replay._Audit.unexercised`). A structure
 can release several classes of one law and scale — the levels of a tree, the
 epochs of a doubling schedule, the instances of a sparse vector technique
 (their tag) — and a neighbour that entered one level says nothing of the
@@ -65,7 +65,7 @@ def aim(audit, run, means, where, neighbours):
 
     Parameters
     ----------
-    audit : bandsim.wholerun.checks._Audit
+    audit : bandsim.wholerun.replay._Audit
     run : bandsim.wholerun.driver.Run or None
     means : sequence of float
         The instance ``run`` was recorded on.

@@ -61,8 +61,9 @@ MAX_RUNS, PILOT = 20_000, 4
 #: is per pull rather than per release), over all its runs.
 WORK = 1_000_000
 #: Engines whose run costs units per pull whatever they record (a recorded release or
-#: block costs one unit): engine → units per pull.
-PER_PULL = {"per-round": 0.1, "per-step": 1.0}
+#: block costs one unit): engine → units per pull. The event-driven engine records
+#: O(log T) per run but samples each window's pull counts (~7 ms a run of 10⁵ pulls).
+PER_PULL = {"per-round": 0.1, "per-step": 1.0, "events": 0.01}
 #: Fewest draws a class is tested on (exact tests; fewer: listed as too thin).
 MIN_DRAWS = 5
 #: Scale deficit the best class of a verdict must resolve, or the verdict is inconclusive.
@@ -84,8 +85,9 @@ class Sample:
         As :class:`bandsim.wholerun.driver.Run`.
     runs : int
         Runs recorded, over all instances.
-    per_instance : list of (tuple, int)
-        (means, runs) of each instance.
+    per_instance : list of (tuple, int, int)
+        (means, runs, T) of each instance and horizon recorded
+        (:func:`bandsim.wholerun.budget.top_up` adds shorter horizons).
     """
 
     rel: np.ndarray
@@ -103,7 +105,8 @@ class Tests:
     (an impossible output); ``classes``: (label, draws, scale deficit
     detectable); ``pairs``: (label, pairs, |ρ| detectable), filled by
     :mod:`bandsim.wholerun.pairs`; ``untested``: classes with no exact law
-    or too few draws.
+    or too few draws; ``floors``: (label, own draws, draws its law is tested
+    from) of every class (:func:`bandsim.wholerun.budget.floors`).
     """
 
     items: list = field(default_factory=list)
@@ -111,6 +114,7 @@ class Tests:
     classes: list = field(default_factory=list)
     pairs: list = field(default_factory=list)
     untested: list = field(default_factory=list)
+    floors: list = field(default_factory=list)
 
     @property
     def level(self):
@@ -120,6 +124,12 @@ class Tests:
     def failures(self):
         a = self.level
         return self.hard + [line(p, a) for p, line in self.items if not p >= a]
+
+
+def engine_of(audit):
+    """The engine that runs: the plan's own (``plan.engine``, e.g. Lazy-DP-TS's event-driven
+    default) or the algorithm's declared one (:data:`PER_PULL` reads it)."""
+    return getattr(audit.plan, "engine", None) or audit.algo.engine
 
 
 def _cost(run, horizon, engine, runs):
@@ -163,8 +173,11 @@ def runs_for(pilot, horizon, engine, runs=PILOT, target=TARGET, work=WORK):
 def sample_pulls(horizon, instances=3, work=WORK):
     """Pulls :func:`record_many` records at most on ``instances`` instances at T =
     ``horizon``: per instance a pilot of :data:`PILOT` runs, then at most ``work`` more
-    (and a fifth for margin). The memory guard reads it."""
-    return instances * (PILOT * float(horizon) + 1.2 * work)
+    (and a fifth for margin); plus the top-up at shorter horizons
+    (:func:`bandsim.wholerun.budget.top_up`: pilots at T/10³, T/10², T/10 and one more
+    ``work``). The memory guard reads it."""
+    return instances * (PILOT * float(horizon) + 1.2 * work) + (
+        PILOT * float(horizon) * 0.111 + 1.2 * work)
 
 
 def record_many(audit, instances, work=WORK):
@@ -172,7 +185,7 @@ def record_many(audit, instances, work=WORK):
 
     Parameters
     ----------
-    audit : bandsim.wholerun.checks._Audit
+    audit : bandsim.wholerun.replay._Audit
         Algorithm, parameters, T, plan and seed.
     instances : sequence of tuple of float
         Arm means of each instance.
@@ -190,7 +203,7 @@ def record_many(audit, instances, work=WORK):
         kw = dict(seed=int(audit.seed) + 1 + j)
         pilot = audit.play(means=means, runs=PILOT, rng=np.random.default_rng(a),
                            capacity=None, **kw)
-        n = runs_for(pilot, audit.horizon, audit.algo.engine, work=work)
+        n = runs_for(pilot, audit.horizon, engine_of(audit), work=work)
         got = [(pilot, PILOT)]
         if n > PILOT:  # room for what the pilot's runs logged, and a margin
             room = int(max(len(pilot.rel), len(pilot.blocks)) / PILOT * (n - PILOT) * 1.2)
@@ -202,7 +215,7 @@ def record_many(audit, instances, work=WORK):
             rels.append(rel)
             vals.append(run.val)
             offset += k
-        per.append((tuple(means), max(n, PILOT)))
+        per.append((tuple(means), max(n, PILOT), audit.horizon))
     return Sample(np.concatenate(rels), np.concatenate(vals), offset, per)
 
 
@@ -456,6 +469,11 @@ def power(tests):
         ``classes`` (tested), ``min_draws``, ``max_draws``; ``scale_low``: the
         noise-scale deficit detected w.p. 0.99 in the class with the most draws
         (``scale_low_every``: in every tested class, i.e. the thinnest);
+        ``min_floor``: the fewest draws any class's law is tested from (its own,
+        or its law and scale pooled over positions when under :data:`FLOOR`:
+        :func:`bandsim.wholerun.budget.floors`), ``pooled`` the classes tested so,
+        ``thin`` those under :data:`FLOOR` even pooled, ``scale_low_law`` the
+        deficit detected w.p. 0.99 at ``min_floor`` draws;
         ``pairs``/``min_pairs``/``correlation``: the |ρ| detected w.p. 0.99 in
         every pair class (its thinnest); ``level``: the per-test level.
     """
@@ -479,6 +497,15 @@ def power(tests):
                    scale_low_every=round(max(r[2] for r in own if math.isfinite(r[2])), 4)
                    if any(math.isfinite(r[2]) for r in own) else None,
                    classes_target=sum(1 for n in ns if n >= FLOOR))
+    if tests.floors:  # every class: its own draws, or its law's pooled over positions
+        fl = tests.floors
+        law_f = [scale_power(f[2], a) for f in fl if f[3]] + [
+            r[2] for r in own if isinstance(r[2], float) and math.isfinite(r[2])
+            and not r[0].startswith(tuple(LAW_NAMES[c] for c in CONTINUOUS))]
+        out.update(min_floor=int(min(f[2] for f in fl)),
+                   pooled=sum(1 for f in fl if f[1] < FLOOR <= f[2]),
+                   thin=[f"{f[0]}: {f[2]:,} draws" for f in fl if f[2] < FLOOR][:5],
+                   scale_low_law=round(max(law_f), 4) if law_f else None)
     if tests.pairs:
         out.update(pairs=len(tests.pairs), min_pairs=int(min(p[1] for p in tests.pairs)),
                    correlation=round(max(rho_power(p[1], a) for p in tests.pairs), 4))
@@ -499,9 +526,15 @@ def power_text(pw):
     if "correlation" in pw:
         parts.append(f"|correlation| ≥ {pw['correlation']:.2g} between the releases of "
                      f"every pair class (≥ {pw['min_pairs']:,} pairs each)")
-    parts.append(f"each of {pw['classes']} release classes from ≥ {pw['min_draws']:,} draws "
-                 f"({pw['classes_target']} from ≥ {FLOOR:,}); detected w.p. 0.99 at family-"
-                 f"wise level {ALPHA:g}")
+    if pw.get("scale_low_law") is not None:
+        parts.append(f"≥ {100 * pw['scale_low_law']:.0f} % low in every law")
+    law = (f"each law from ≥ {pw['min_floor']:,} draws" if "min_floor" in pw else "")
+    if pw.get("pooled"):
+        law += (f" ({pw['pooled']} classes under {FLOOR:,} draws pooled with the other "
+                "positions of their law and scale)")
+    parts.append((law + "; " if law else "") + f"each of {pw['classes']} release classes "
+                 f"alone from ≥ {pw['min_draws']:,} draws ({pw['classes_target']} from ≥ "
+                 f"{FLOOR:,}); detected w.p. 0.99 at family-wise level {ALPHA:g}")
     return "; ".join(parts)
 
 

@@ -8,8 +8,15 @@ neighbour's reward entered (:mod:`bandsim.wholerun.coverage`), or a declared
 structure no recorded run reached — e.g. a second SVT instance: nothing was
 checked of it); ``inconclusive`` (every check passed, but the budget was too
 small to detect even a halved noise scale in its best-sampled release
-class); ``not auditable``; ``not private``. Every verdict states its power
-(:func:`bandsim.wholerun.laws.power_text`).
+class, or some release class's law was tested from fewer than 1,000 draws
+even pooled with the other positions of its law and scale:
+:func:`bandsim.wholerun.budget.floors`); ``not auditable``; ``not
+private``. Every verdict states its power
+(:func:`bandsim.wholerun.laws.power_text`; short:
+:func:`bandsim.wholerun.cache.power_cell`): the noise-scale deficit
+detected with probability 0.99 in the best-sampled class and in every law,
+the correlation detected in every pair class, and the fewest draws a law
+was tested from — all computed from the realised counts.
 """
 import math
 from dataclasses import dataclass, field

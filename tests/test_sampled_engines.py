@@ -84,3 +84,27 @@ def test_an_engine_of_its_own_is_not_auditable():
         assert {r[1]: r[col] for r in section.rows}["dp-se"] == "yes"
     finally:
         unregister("own-engine")
+
+
+def test_an_engine_of_its_own_that_records_is_sent_to_the_whole_run_audit():
+    """A plug-in engine whose run_shard takes the recorder (docs/plugins.md example (f)):
+    --sampled still cannot draw its noise (exit 2), and its status says so and names the
+    whole-run audit that does audit it, not "draws its noise inline"."""
+    class Own:
+        stages = []
+
+        def run_shard(self, rng, shard, rec=None):
+            shard.pulls[:, 0] = shard.horizon
+
+    bandsim.register(bandsim.Algorithm(
+        name="own-recorded", summary="s", trust="central ε-DP", source="s", params=(EPSILON,),
+        plan=lambda prm, arms, horizon: Own(), engine="mine", mechanism="laplace"),
+        replace=True)
+    try:
+        status = S.sampler_status("own-recorded")
+        assert status.startswith("not sampled: the mine engine")
+        assert "--whole-run" in status and "inline" not in status
+        rep = S.sampled("own-recorded", 0.5, 8)
+        assert rep.code == 2 and not rep.checks and "--whole-run" in rep.verdict()
+    finally:
+        unregister("own-recorded")

@@ -289,9 +289,9 @@ def _checked(bad, rows, json=False):
             _out().print(f"[bold red]{escape(m.line())}[/]", highlight=False)
     if not bad and not json:
         _out().print("[green]PASS[/] accountant vs dp-accounting: every row equals an "
-                     "independent dp-accounting composition of the declaration (its releases or its "
-                     "batch), B times "
-                     f"({rows} rows; bandsim.privacy.accountcheck)", highlight=False)
+                     "independent dp-accounting composition of the declaration (its releases "
+                     f"or its batch), B times ({rows} rows; bandsim.privacy.accountcheck)",
+                     highlight=False)
     return 1 if bad else 0
 
 

@@ -79,6 +79,7 @@ from ..params import MAX_HORIZON, REQUIRED
 from ..plancache import make_plan, memo, plan_key
 from ..privacy.participation import cases, releases_of
 from .coverage import aim, unentered
+from .derived import mismatches
 from .driver import play
 from .laws import INCONCLUSIVE, WORK, power, power_text, sample_pulls
 from .many import many_run
@@ -277,6 +278,8 @@ class _Audit:
 
     def scales(self, run):
         d = self.declared
+        for line in mismatches(self.spec, self.params, run):  # (g, τ, m) of SecAgg batches
+            self.fail(line)
         if len(run.rel) == 0:
             return
         keys = np.column_stack([run.rel[:, [R.REL_LAW, R.REL_N, R.REL_TAG]].astype(float),

@@ -62,17 +62,19 @@ class Expected:
 
 @dataclass(frozen=True)
 class Mismatch:
-    """One row of the accountant that the independent composition does not confirm."""
+    """One row of the accountant that the independent composition does not confirm
+    (``what``: the total "ε" or "δ" that differs)."""
 
     algorithm: str
     method: str
     reported: float
     independent: float
     tol: float
+    what: str = "ε"
 
     def line(self):
         """One line naming the algorithm, the check and both numbers."""
-        return (f"FAIL accountant {self.algorithm}: {self.method} reports total ε = "
+        return (f"FAIL accountant {self.algorithm}: {self.method} reports total {self.what} = "
                 f"{self.reported:.9g}, the independent dp-accounting composition gives "
                 f"{self.independent:.9g} (tolerance {self.tol:.3g}) — check: accountant vs "
                 "dp-accounting")
@@ -271,8 +273,10 @@ def check(algorithm, rows, epsilon, batch_size, returning, delta, **kw):
             continue
         used.add(hit)
         w = want[hit]
-        if not (_close(r.epsilon, w.epsilon, w.tol) and _close(r.delta, w.delta, RTOL)):
+        if not _close(r.epsilon, w.epsilon, w.tol):
             out.append(Mismatch(algorithm, r.method, r.epsilon, w.epsilon, w.tol))
+        elif not _close(r.delta, w.delta, RTOL * w.delta):
+            out.append(Mismatch(algorithm, r.method, r.delta, w.delta, RTOL * w.delta, "δ"))
     out += [Mismatch(algorithm, w.prefix + " (not reported)", math.nan, w.epsilon, w.tol)
             for i, w in enumerate(want) if i not in used]
     return out
@@ -307,8 +311,8 @@ def check_calibration(algorithm, rows, returning, target_epsilon, target_delta, 
             e = target_epsilon / (2 * math.sqrt(2 * B * math.log(2 / target_delta)))
             if not (_close(r.epsilon_per_batch, e, RTOL * e)
                     and _close(r.delta_per_batch, target_delta / (2 * B), RTOL)):
-                out.append(Mismatch(algorithm, r.method + " (per-batch ε)",
-                                    r.epsilon_per_batch, e, RTOL * e))
+                out.append(Mismatch(algorithm, r.method, r.epsilon_per_batch, e, RTOL * e,
+                                    "per-batch ε (or δ)"))
                 continue
             tot = _advanced(e, B, target_delta / 2)
             w = Expected(r.method, tot, target_delta, RTOL * tot)

@@ -53,14 +53,14 @@ from numba.core import config, types, utils
 from numba.extending import intrinsic
 
 from ._jit import jit, jit_inline
-from .codes import LAW_BATCH, LAW_EXACT, REPLAY
+from .codes import LAW_EXACT, REPLAY
 from .rewards import batch_sum, binary_batch_sum, draw, encode, encoded_sum
 
 #: Columns of ``Recorder.blk`` (int64).
 BLK_RUN, BLK_T0, BLK_ARM, BLK_N = 0, 1, 2, 3
 #: Columns of ``Recorder.rel`` (int64).
 REL_RUN, REL_T, REL_ARM, REL_N, REL_LAW, REL_TAG, REL_BLOCKS = 0, 1, 2, 3, 4, 5, 6
-#: Columns of ``Recorder.rel`` a SecAgg batch fills (:func:`release_batch`; 0 otherwise):
+#: Columns of ``Recorder.rel`` a SecAgg batch fills (:func:`rwindow`; 0 otherwise):
 #: the accuracy τ and modulus m its analyzer decoded with (window [−τ, n g + τ]).
 REL_TAU, REL_MOD = 7, 8
 #: Columns of ``Recorder.rel``.
@@ -94,7 +94,7 @@ class Recorder(NamedTuple):
     rel : int64 (R, 9)
         Per release: run, t (pulls so far), arm (−1: not one arm's), n (rewards
         the statistic covers), law code, tag, blocks drawn before it; for a
-        SecAgg batch the τ and m it was decoded with (:func:`release_batch`).
+        SecAgg batch the τ and m it was decoded with (:func:`rwindow`).
     val : float64 (R, 3)
         Per release: the true statistic, the scale, the released value.
     frozen : float64 (F,)
@@ -325,18 +325,17 @@ def release(rec, run, t, arm, n, law, tag, true, scale, value):
 
 
 @jit_inline
-def release_batch(rec, run, t, arm, n, g, true, scale, value, tau, m):
-    """:func:`release` of a SecAgg batch (``LAW_BATCH``, tag g, float64), also logging the
-    derived parameters its analyzer used: accuracy ``tau`` and modulus ``m`` (int64), so
-    the whole-run audit compares them with the declaration's (window [−τ, n g + τ]).
-    With ``rec`` None it is ``value``."""
+def rwindow(rec, tau, m):
+    """Log the accuracy ``tau`` and modulus ``m`` (int64) a SecAgg batch's analyzer decodes
+    with, on the row of the next :func:`release` (call it just before that release): the
+    whole-run audit compares them with the declaration's (window [−τ, n g + τ]). With
+    ``rec`` None it is nothing."""
     if rec is None:
-        return value
+        return
     i = rec.counts[1]
     if i < rec.rel.shape[0]:
         rec.rel[i, 7] = tau
         rec.rel[i, 8] = m
-    return release(rec, run, t, arm, n, LAW_BATCH, g, true, scale, value)
 
 
 @jit_inline

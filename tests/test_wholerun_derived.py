@@ -1,5 +1,5 @@
 """The derived parameters (g, τ, m) a SecAgg kernel decodes with, recorded per release
-(kernels.record.release_batch) and recomputed from the declaration by the whole-run
+(kernels.record.rwindow) and recomputed from the declaration by the whole-run
 audit's check (c) (bandsim.wholerun.derived)."""
 import copy
 

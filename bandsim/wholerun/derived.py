@@ -5,8 +5,8 @@ from (n, ε, …): the precision g, the accuracy τ and the modulus
 m = n g + 2τ + 1, hence the decoding window [−τ, n g + τ] (Chowdhury & Zhou,
 "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023,
 Algorithms 2 and 3, eq. (3)). The kernel logs the g (the release's tag), τ and
-m it used (:func:`kernels.record.release_batch`); :func:`mismatches` recomputes
-them with the mechanism's own derivation (``spec.derive(n, params)``) for every
+m it used (:func:`kernels.record.rwindow`, just before its release);
+:func:`mismatches` recomputes them with the mechanism's own derivation (``spec.derive(n, params)``) for every
 release class (n, g, τ, m) a run recorded, and names each class whose
 parameters differ — a plan table, a stage's n or a kernel that decodes with
 other numbers than those the privacy claim was computed from. An encoded batch
@@ -54,7 +54,7 @@ def mismatches(spec, params, run):
         what = f"SecAgg batch (n = {n}, g = {g})"
         if m == 0:
             out.append(f"(c) derived parameters: {what}: released without its τ and m "
-                       "(not through kernels.record.release_batch)")
+                       "(no kernels.record.rwindow before its release)")
         elif (g, tau, m) != want:
             out.append(f"(c) derived parameters: {what}: decoded with g = {g}, τ = {tau}, "
                        f"m = {m} (window [{-tau}, {n * g + tau}]); the declaration derives "

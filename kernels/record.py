@@ -60,6 +60,11 @@ from .rewards import batch_sum, binary_batch_sum, draw, encode, encoded_sum
 BLK_RUN, BLK_T0, BLK_ARM, BLK_N = 0, 1, 2, 3
 #: Columns of ``Recorder.rel`` (int64).
 REL_RUN, REL_T, REL_ARM, REL_N, REL_LAW, REL_TAG, REL_BLOCKS = 0, 1, 2, 3, 4, 5, 6
+#: Columns of ``Recorder.rel`` a SecAgg batch fills (:func:`rwindow`; 0 otherwise):
+#: the accuracy τ and modulus m its analyzer decoded with (window [−τ, n g + τ]).
+REL_TAU, REL_MOD = 7, 8
+#: Columns of ``Recorder.rel``.
+REL_COLS = 9
 #: Columns of ``Recorder.val`` (float64).
 VAL_TRUE, VAL_SCALE, VAL_VALUE = 0, 1, 2
 #: Entries of ``Recorder.counts`` (int64): blocks and releases seen (also past capacity).
@@ -86,9 +91,10 @@ class Recorder(NamedTuple):
         Blocks and releases seen so far (they keep counting past capacity).
     blk : int64 (B, 4)
         Per block: run, t0 (pulls before it), arm, n.
-    rel : int64 (R, 7)
+    rel : int64 (R, 9)
         Per release: run, t (pulls so far), arm (−1: not one arm's), n (rewards
-        the statistic covers), law code, tag, blocks drawn before it.
+        the statistic covers), law code, tag, blocks drawn before it; for a
+        SecAgg batch the τ and m it was decoded with (:func:`rwindow`).
     val : float64 (R, 3)
         Per release: the true statistic, the scale, the released value.
     frozen : float64 (F,)
@@ -319,6 +325,20 @@ def release(rec, run, t, arm, n, law, tag, true, scale, value):
 
 
 @jit_inline
+def rwindow(rec, tau, m):
+    """Log the accuracy ``tau`` and modulus ``m`` (int64) a SecAgg batch's analyzer decodes
+    with, on the row of the next :func:`release` (call it just before that release): the
+    whole-run audit compares them with the declaration's (window [−τ, n g + τ]). With
+    ``rec`` None it is nothing."""
+    if rec is None:
+        return
+    i = rec.counts[1]
+    if i < rec.rel.shape[0]:
+        rec.rel[i, 7] = tau
+        rec.rel[i, 8] = m
+
+
+@jit_inline
 def reveal(rec, run, t, arm, x):
     """A reward a non-private engine reads as it is (float64): ``x``, released with
     ``LAW_EXACT`` (n = 1) in the recording mode (frozen in a replay)."""
@@ -376,6 +396,6 @@ def recorder(mode: int, capacity: int, block: int = -1, y: float = 0.0, seed: in
     return Recorder(np.int64(mode), np.int64(block), np.float64(y),
                     np.ascontiguousarray(shift), np.ascontiguousarray(gain),
                     np.random.default_rng(seed), np.zeros(2, np.int64),
-                    np.zeros((blocks, 4), np.int64), np.zeros((capacity, 7), np.int64),
+                    np.zeros((blocks, 4), np.int64), np.zeros((capacity, REL_COLS), np.int64),
                     np.zeros((capacity, 3)),
                     np.zeros(0) if frozen is None else np.ascontiguousarray(frozen, np.float64))

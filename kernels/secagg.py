@@ -64,7 +64,7 @@ import numpy as np
 from ._jit import jit
 from .codes import (CENTRAL, DIST_CDP, DIST_DP, DIST_DP_SHUFFLE, DIST_RDP, LAW_BATCH, LOCAL,
                     PLUGIN)
-from .record import release, rencoded
+from .record import release, rencoded, rwindow
 from .rewards import draw as draw_reward
 from .rewards import encode
 from .samplers import (discrete_gaussian, discrete_laplace, discrete_laplace_sum,
@@ -272,6 +272,7 @@ def batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm):
     Chowdhury & Zhou (ICLR 2023), Algorithms 2, 3 and eq. (3).
     """
     x = rencoded(rng, rec, run, t0, arm, rcode, rpar, n, ipar[0])
+    rwindow(rec, ipar[1], ipar[2])
     return release(rec, run, t0 + n, arm, n, LAW_BATCH, ipar[0], x, fpar[0],
                    batched_output(rng, mech, x, n, fpar, ipar))
 
@@ -343,6 +344,7 @@ def plugin_per_user_output(rng, mech, x, fpar, ipar, hooks):
 def plugin_batched_estimate(rng, mech, rcode, rpar, n, fpar, ipar, hooks, rec, run, t0, arm):
     """:func:`batched_estimate` of a ``PLUGIN`` mechanism (its ``hooks.total_noise``)."""
     x = rencoded(rng, rec, run, t0, arm, rcode, rpar, n, ipar[0])
+    rwindow(rec, ipar[1], ipar[2])
     return release(rec, run, t0 + n, arm, n, LAW_BATCH, ipar[0], x, fpar[0],
                    plugin_batched_output(rng, mech, x, n, fpar, ipar, hooks))
 

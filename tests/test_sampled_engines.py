@@ -50,17 +50,28 @@ def test_a_hook_drawing_too_little_noise_fails():
     assert rep.code == 1 and not all(c.passed for c in rep.checks)
 
 
-def test_an_engine_of_its_own_is_not_auditable():
+def _own_engine(name, records):
+    """Register ``name``: a plug-in with an engine of its own ("mine"), whose run_shard
+    takes the recorder iff ``records``."""
     class Own:
         stages = []
 
         def run_shard(self, rng, shard):
             shard.pulls[:, 0] = shard.horizon
 
+    class Recorded(Own):
+        def run_shard(self, rng, shard, rec=None):
+            shard.pulls[:, 0] = shard.horizon
+
+    plan = Recorded if records else Own
     bandsim.register(bandsim.Algorithm(
-        name="own-engine", summary="s", trust="central ε-DP", source="s", params=(EPSILON,),
-        plan=lambda prm, arms, horizon: Own(), engine="mine", mechanism="laplace"),
+        name=name, summary="s", trust="central ε-DP", source="s", params=(EPSILON,),
+        plan=lambda prm, arms, horizon: plan(), engine="mine", mechanism="laplace"),
         replace=True)
+
+
+def test_an_engine_of_its_own_is_not_auditable():
+    _own_engine("own-engine", records=False)
     try:
         assert S.sampler_status("own-engine").startswith("not auditable")
         rep = S.sampled("own-engine", 0.5, 8)
@@ -84,3 +95,18 @@ def test_an_engine_of_its_own_is_not_auditable():
         assert {r[1]: r[col] for r in section.rows}["dp-se"] == "yes"
     finally:
         unregister("own-engine")
+
+
+def test_an_engine_of_its_own_that_records_is_sent_to_the_whole_run_audit():
+    """A plug-in engine whose run_shard takes the recorder (docs/plugins.md example (f)):
+    --sampled still cannot draw its noise (exit 2), and its status says so and names the
+    whole-run audit that does audit it, not "draws its noise inline"."""
+    _own_engine("own-recorded", records=True)
+    try:
+        status = S.sampler_status("own-recorded")
+        assert status.startswith("not sampled: the mine engine")
+        assert "--whole-run" in status and "inline" not in status
+        rep = S.sampled("own-recorded", 0.5, 8)
+        assert rep.code == 2 and not rep.checks and "--whole-run" in rep.verdict()
+    finally:
+        unregister("own-recorded")

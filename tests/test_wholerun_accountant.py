@@ -19,6 +19,7 @@ from dp_accounting.rdp import rdp_privacy_accountant as rdp  # noqa: E402
 
 from bandsim import registry  # noqa: E402
 from bandsim.guarantees import Guarantee  # noqa: E402
+from bandsim.privacy import accountcheck  # noqa: E402
 from bandsim.privacy.accountant import ORDERS, accountable, compose  # noqa: E402
 from bandsim.privacy.participation import cases, declares_releases, releases_of  # noqa: E402
 
@@ -71,13 +72,20 @@ def test_every_private_builtin_is_accountable():
 
 @pytest.mark.parametrize("name", [n for n in PRIVATE if registry.is_builtin(n, "algorithm")])
 def test_the_accountant_is_an_independent_dp_accounting_composition(name):
+    """Every row of compose() against this test's own composition and against the
+    product's check (bandsim.privacy.accountcheck)."""
     algo = registry.get_algorithm(name)
     spec = registry.get_mechanism(algo.mechanism)
     kw = dict(batch_delta=BATCH_DELTA) if algo.param("delta") is not None else {}
     rows = compose(name, EPS, N, B, DELTA, horizon=HORIZON, **kw)
+    # the product's check (what `bandsim audit --returning` runs) finds nothing either
+    assert accountcheck.check(name, rows, EPS, N, B, DELTA, horizon=HORIZON, **kw) == []
     if declares_releases(algo):
         prm = algo.resolve({"epsilon": EPS}, HORIZON)
         basic, pld = _independent_releases(algo, prm)
+        want = accountcheck.expected(name, EPS, N, B, DELTA, horizon=HORIZON, **kw)
+        assert want[0].epsilon == pytest.approx(basic, rel=1e-12)  # and is this test's own
+        assert want[1].epsilon == pytest.approx(pld, rel=2e-3, abs=2e-3)
         assert _row(rows, "basic composition").epsilon == pytest.approx(basic, rel=1e-12)
         assert _row(rows, "PLD accountant").epsilon == pytest.approx(pld, rel=2e-3, abs=2e-3)
         return
@@ -132,3 +140,38 @@ def test_an_accountant_mutated_to_compose_one_batch_less_fails_the_comparison(mo
     rows = compose("dp-se", EPS, N, B, DELTA, horizon=HORIZON)
     assert _row(rows, "basic composition").epsilon != pytest.approx(basic, rel=1e-12)
     assert _row(rows, "PLD accountant").epsilon != pytest.approx(pld, rel=2e-3, abs=2e-3)
+
+
+def test_audit_returning_exits_1_naming_an_accountant_that_composes_one_batch_less(
+        monkeypatch, capsys):
+    """Negative control of the product check: the accountant mutated to compose B − 1
+    participations makes `bandsim audit dp-se --returning B` exit 1 with one line naming
+    the algorithm, the check and both numbers."""
+    from bandsim.cli import main
+    from bandsim.privacy import accountant
+
+    orig = accountant.compose_releases
+    monkeypatch.setattr(accountant, "compose_releases",
+                        lambda releases, returning, delta: orig(releases, returning - 1, delta))
+    argv = ["audit", "dp-se", "--epsilon", str(EPS), "--returning", str(B), "--target-delta",
+            str(DELTA)]
+    assert main(argv) == 1
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("FAIL accountant")]
+    basic = [x for x in lines if "basic composition" in x]
+    assert len(basic) == 1 and "dp-se" in basic[0] and "accountant vs dp-accounting" in basic[0]
+    assert f"{(B - 1) * EPS:.9g}" in basic[0] and f"{B * EPS:.9g}" in basic[0]
+    monkeypatch.setattr(accountant, "compose_releases", orig)
+    assert main(argv) == 0
+
+
+def test_a_calibration_that_composes_one_batch_less_fails_the_check(monkeypatch):
+    """calibrate's per-batch ε, bisected on B − 1 compositions, overshoots the target
+    under the independent B-fold composition."""
+    from bandsim.privacy import accountant
+
+    orig = accountant.compose_releases
+    monkeypatch.setattr(accountant, "compose_releases",
+                        lambda releases, returning, delta: orig(releases, returning - 1, delta))
+    cal = accountant.calibrate("dp-se", B, 1.0, DELTA, N, horizon=HORIZON)
+    bad = accountcheck.check_calibration("dp-se", cal, B, 1.0, DELTA, N, horizon=HORIZON)
+    assert len(bad) == len(cal) and all(m.independent > 1.0 for m in bad)

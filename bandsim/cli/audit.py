@@ -18,17 +18,21 @@ Three modes::
         of the whole run (bandsim.cli.wholerun)
 
 Exit status: 0 PASS, 1 if an audit FAILs (an exact figure, or the sampled
-lower bound, exceeds its claim; or the kernels do not draw the audited law),
+lower bound, exceeds its claim; or the kernels do not draw the audited law; or,
+with --returning, a total the accountant reports differs from an independent
+dp-accounting composition of the declared releases, bandsim.privacy.accountcheck),
 2 on bad input or when a batch cannot be audited (too large, unsupported),
 with one line saying why.
 """
 import itertools
 import json
 import math
+import sys
 
 
 from ..bai import audit as bai_audit, declarations as bai_declarations
 from ..errors import ConfigError, check_int
+from ..privacy import accountcheck
 from ..privacy.accountant import accountable, calibrate, compose
 from ..privacy.audit import audit, auditable
 from ..privacy.pmf import PmfTooLarge
@@ -251,17 +255,18 @@ def _compose(args, console):
     from rich.table import Table
 
     names, skipped, sizes = _grid(args, 1024, accountable())
-    rows = []
+    rows, bad = [], []
     for name, eps, n in itertools.product(names, args.epsilon, sizes):
-        for c in compose(name, eps, n, args.returning, args.target_delta,
-                         batch_delta=args.delta, scale=args.scale, p=args.p,
-                         horizon=args.horizon):
+        kw = dict(batch_delta=args.delta, scale=args.scale, p=args.p, horizon=args.horizon)
+        comps = compose(name, eps, n, args.returning, args.target_delta, **kw)
+        bad += accountcheck.check(name, comps, eps, n, args.returning, args.target_delta, **kw)
+        for c in comps:
             rows.append(dict(algorithm=name, epsilon_per_batch=eps, n=n, method=c.method,
                              basis=c.basis, total_epsilon=c.epsilon, total_delta=c.delta,
                              note=c.note))
     if args.json:
         _print_json(rows)
-        return 0
+        return _checked(bad, len(rows), json=True)
     t = Table(title=f"total privacy of a user in B = {args.returning} batches "
                     f"(total δ = {args.target_delta:g})")
     for c in ("algorithm", "ε/batch", "n", "method", "basis", "total ε", "total δ", "note"):
@@ -273,7 +278,24 @@ def _compose(args, console):
     _out().print(t)
     if skipped:
         _out().print(f"note: {', '.join(skipped)} skipped (they need the per-batch --delta)")
-    return 0
+    return _checked(bad, len(rows))
+
+
+def _checked(bad, rows, json=False):
+    """Print the accountant check's verdict (one line per mismatch); the exit status."""
+    from rich.markup import escape
+
+    for m in bad:
+        if json:  # stdout stays JSON
+            print(m.line(), file=sys.stderr)
+        else:
+            _out().print(f"[bold red]{escape(m.line())}[/]", highlight=False)
+    if not bad and not json:
+        _out().print("[green]PASS[/] accountant vs dp-accounting: every row equals an "
+                     "independent dp-accounting composition of the declaration (its releases "
+                     f"or its batch), B times ({rows} rows; bandsim.privacy.accountcheck)",
+                     highlight=False)
+    return 1 if bad else 0
 
 
 def _num(x):
@@ -285,14 +307,16 @@ def _calibrate(args, console):
 
     names, _ = _algorithms(args.algorithm, False, None, accountable())
     n = (args.batch_size or [1024])[0]
-    rows = []
+    rows, bad = [], []
     for name in names:
-        for c in calibrate(name, args.returning, args.target_epsilon, args.target_delta, n,
-                           scale=args.scale, p=args.p, horizon=args.horizon, exact=args.exact):
-            rows.append(dict(algorithm=name, **c.to_dict()))
+        kw = dict(scale=args.scale, p=args.p, horizon=args.horizon, exact=args.exact)
+        cal = calibrate(name, args.returning, args.target_epsilon, args.target_delta, n, **kw)
+        bad += accountcheck.check_calibration(name, cal, args.returning, args.target_epsilon,
+                                              args.target_delta, n, **kw)
+        rows += [dict(algorithm=name, **c.to_dict()) for c in cal]
     if args.json:
         _print_json(rows)
-        return 0
+        return _checked(bad, len(rows), json=True)
     t = Table(title=f"per-batch privacy for a total ({args.target_epsilon:g}, "
                     f"{args.target_delta:g})-DP over B = {args.returning} batches "
                     f"(noise at batch size n = {n:,})")
@@ -307,4 +331,4 @@ def _calibrate(args, console):
                   f"{nz.get('noise_variance', math.nan):.4g}",
                   f"{nz['g']:,}" if "g" in nz else "", f"{nz['m']:,}" if "m" in nz else "")
     _out().print(t)
-    return 0
+    return _checked(bad, len(rows))

@@ -241,13 +241,14 @@ class _Batch:
             return out
         # shuffle (ε, δ) per batch
         d_batch = self.prm["delta"]
-        if delta > B * d_batch:
-            e_adv, d_tot = advanced_composition(eps, d_batch, B, delta - B * d_batch)
+        spent = B * d_batch  # once: the δ' composed and the δ' printed are one number
+        if delta > spent:
+            e_adv, d_tot = advanced_composition(eps, d_batch, B, delta - spent)
             out.append(Composition("advanced composition (Theorem 7)", e_adv, d_tot,
-                                   note=f"δ' = δ − Bδ_batch = {delta - B * d_batch:.3g}"))
+                                   note=f"δ' = δ − Bδ_batch = {delta - spent:.3g}"))
         else:
             out.append(Composition("advanced composition (Theorem 7)", math.inf, delta,
-                                   note=f"δ ≤ Bδ_batch = {B * d_batch:.3g}: impossible"))
+                                   note=f"δ ≤ Bδ_batch = {spent:.3g}: impossible"))
         if exact:
             view, moved, tail = self._views()
             e_ex = _pld_epsilon_from_views(view, moved, B, max(delta - B * tail, 0.0))

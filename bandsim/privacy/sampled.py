@@ -329,6 +329,20 @@ HOOK_ENGINES = {
 }
 
 
+def records(algo, horizon=10**5):
+    """Whether ``algo``'s plan has a recording mode: its ``run_shard`` takes ``rec`` (the
+    release primitive's recorder, docs/plugins.md example (f)). False when no plan can be
+    built from the declaration's defaults (ε = 0.5)."""
+    import inspect
+
+    try:
+        prm = algo.resolve({"epsilon": 0.5} if algo.param("epsilon") else {}, horizon)
+        run = getattr(algo.plan(prm, 2, horizon), "run_shard", None)
+        return run is not None and "rec" in inspect.signature(run).parameters
+    except (ConfigError, TypeError, ValueError):
+        return False
+
+
 def sampler_status(algorithm):
     """Why ``bandsim audit --sampled`` cannot sample what ``algorithm`` draws, or None.
 
@@ -341,9 +355,16 @@ def sampler_status(algorithm):
         return "not private"
     if algo.engine in HOOK_ENGINES:
         return None
+    if algo.engine not in MECHANISM_ENGINES and records(algo):
+        return (f"not sampled: the {algo.engine} engine draws its noise inside its own kernel, "
+                "which --sampled cannot draw apart from a run (it certifies declared samplers "
+                "only); it records every release through the release primitive, so `bandsim "
+                f"audit {algo.name} --whole-run` audits it like a built-in engine (each release "
+                "class's law given its true statistic, pooled over runs; the independence of "
+                "the releases its structure names; replays on neighbours)")
     if algo.engine not in MECHANISM_ENGINES:
         return (f"not auditable: the {algo.engine} engine draws its noise inline, not through "
-                "a declared sampler")
+                "a declared sampler, and records nothing (its plan's run_shard takes no rec)")
     if algo.mechanism not in kernel_mechanisms():
         return f"not auditable: mechanism {algo.mechanism} has no samplable kernels with a law"
     return None

@@ -32,8 +32,9 @@ class Run:
     ----------
     blocks : int64 (B, 4)
         Per block: run, t0, arm, n.
-    rel : int64 (N, 7)
-        Per release: run, t, arm, n, law, tag, blocks drawn before it.
+    rel : int64 (N, 9)
+        Per release: run, t, arm, n, law, tag, blocks drawn before it; τ, m of a
+        SecAgg batch (0 otherwise).
     val : float64 (N, 3)
         Per release: true statistic, scale, released value.
     pulls, elim : int64 (K,)

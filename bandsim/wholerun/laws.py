@@ -81,7 +81,7 @@ class Sample:
 
     Attributes
     ----------
-    rel : int64 (N, 7); val : float64 (N, 3)
+    rel : int64 (N, 9); val : float64 (N, 3)
         As :class:`bandsim.wholerun.driver.Run`.
     runs : int
         Runs recorded, over all instances.

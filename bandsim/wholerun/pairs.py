@@ -64,7 +64,7 @@ def pair_classes(rel, u):
 
     Parameters
     ----------
-    rel : int64 (N, 7)
+    rel : int64 (N, 9)
         Releases (:class:`bandsim.wholerun.laws.Sample`).
     u : float64 (N,)
         PIT of each release's noise (nan: no law, not paired).

@@ -22,6 +22,7 @@ from .. import registry
 from ..kernels import codes
 from ..kernels import record as R
 from ..privacy.participation import cases, releases_of
+from .derived import mismatches
 from .driver import play
 from .laws import _classes, label
 
@@ -167,8 +168,12 @@ class _Audit:
         positions (:attr:`bandsim.privacy.participation.Release.positions`: tag and n)
         hold it — e.g. DP-TS's first pull (tag −1, n = 1) with its chunk scale only, not
         with the node scale of some epoch. One failure line per class; ``run`` is a
-        :class:`bandsim.wholerun.driver.Run` or a many-run sample (same columns).
+        :class:`bandsim.wholerun.driver.Run` or a many-run sample (same columns). The
+        (g, τ, m) a SecAgg batch decoded with are recomputed from the declaration
+        (:func:`bandsim.wholerun.derived.mismatches`).
         """
+        for line in mismatches(self.spec, self.params, run):  # (g, τ, m) of SecAgg batches
+            self.fail(line)
         if len(run.rel) == 0:
             return
         keys, ids = _classes(run.rel, run.val)

@@ -209,7 +209,7 @@ def test_runs_beyond_a_day_by_the_cost_model_need_yes(tmp_path, monkeypatch, cap
         err = capsys.readouterr().err
         assert err.startswith("error: runs=1000") and "days" in err and "--yes" in err, err
     study = tmp_path / "long.toml"
-    study.write_text('[study]\nname = "l"\nhorizon = 1e10\nruns = 200\ninstance = "C2"\n'
+    study.write_text('[study]\nname = "l"\nhorizon = 1e10\nruns = 1000\ninstance = "C2"\n'
                      'arms = 5\n[grid]\nalgorithm = ["ucb1", "dp-se"]\nepsilon = [1]\n')
     assert main(["sweep", str(study), "--out", str(tmp_path / "o")]) == 2
     assert "more than a day" in capsys.readouterr().err and not (tmp_path / "o").exists()
@@ -222,4 +222,4 @@ def test_runs_beyond_a_day_by_the_cost_model_need_yes(tmp_path, monkeypatch, cap
     check_cost([dict(job, runs=1)])  # ≈ 12 min: accepted (negative control)
     check_cost([dict(job, algorithm="dp-se", epsilon=1.0)])  # O(batches): cheap
     with pytest.raises(bandsim_config_error(), match="horizon"):
-        check_cost([dict(job, runs=1, horizon=10**10, arms=1000)])  # one run, K = 1000
+        check_cost([dict(job, runs=1, horizon=10**10, arms=4000)])  # one run, K = 4000: ≈ 3.6 days

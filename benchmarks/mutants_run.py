@@ -34,6 +34,10 @@ PY = sys.executable
 SEEDS, SIG_T, SIG_T_EPISODES, SIG_RUNS = (1, 2), 20_000, 1_000_000, 3
 SIG_T_RECORD = 100_000
 EPSILON = 0.5
+#: The probe's seeds and ε, overridden for :mod:`benchmarks.mutants_equiv` (more seeds,
+#: other ε) through the environment of the probe subprocess.
+SEEDS = tuple(int(x) for x in os.environ.get("BANDSIM_MUTANTS_SEEDS", "").split(",") if x) or SEEDS
+PROBE_EPSILON = float(os.environ.get("BANDSIM_MUTANTS_EPSILON") or EPSILON)
 #: Per-batch δ for mechanisms that need one.
 DELTA = 1e-6
 #: The fixed place of the mutant tree and of the baseline Numba cache (one table at a time).
@@ -288,7 +292,7 @@ def _sig_bai(name, h):
 
     for seed in SEEDS:
         r = simulate_bai(name, instance="C2", arms=3, budget=BAI_BUDGET, runs=BAI_RUNS,
-                         seed=seed, threads=1, epsilon=EPSILON, delta=BAI_DELTA)
+                         seed=seed, threads=1, epsilon=PROBE_EPSILON, delta=BAI_DELTA)
         for x in (r.tau, r.recommended, r.stopped):
             h.update(np.ascontiguousarray(x).tobytes())
 
@@ -318,7 +322,7 @@ def _sig(algos, accountant=False):
             continue
         try:
             a = get_algorithm(name)
-            prm = {"epsilon": EPSILON}
+            prm = {"epsilon": PROBE_EPSILON}
             mech = get_mechanism(a.mechanism) if a.mechanism else None
             if mech is not None and "delta" in mech.takes:
                 prm["delta"] = DELTA

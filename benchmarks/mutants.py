@@ -87,7 +87,7 @@ def main(argv=None):
     ap.add_argument("--limit", type=int, default=0, help="at most N mutants (0: all)")
     ap.add_argument("--max-algos", type=int, default=2, help="algorithms audited per mutant")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per command")
-    ap.add_argument("--checks", default="whole-run,sampled,exact,accountant",
+    ap.add_argument("--checks", default="whole-run,sampled,exact,accountant,whole-run-eps8",
                     help="audits, in the order they are tried")
     ap.add_argument("--all-checks", action="store_true",
                     help="run every check (default: stop at the first FAIL)")
@@ -99,7 +99,7 @@ def main(argv=None):
                     help="start no mutant after this many seconds (0: no limit)")
     ap.add_argument("--merge", default="",
                     help="comma list of OUT.json files of other runs: write OUT from their "
-                    "rows, run nothing")
+                    "rows (a later file's row of a mutant replaces an earlier one), run nothing")
     ap.add_argument("--later", default="",
                     help="an earlier OUT.json: its caught mutants (same id: same site) run last, "
                     "so a budget spends itself on new sites and earlier survivors first")
@@ -118,7 +118,7 @@ def main(argv=None):
                     seconds=sum(r["meta"]["seconds"] for r in runs),
                     generated=sum(r["meta"]["generated"] for r in runs), note=a.note or " ".join(
                         r["meta"].get("note", "") for r in runs))
-        rows = [row for r in runs for row in r["rows"]]
+        rows = list({row["id"]: row for r in runs for row in r["rows"]}.values())  # last wins
         if a.carry:
             rows += carried(json.loads(Path(a.carry).read_text()), rows)
         _save(Path(a.out), rows, engines, meta)

@@ -57,6 +57,10 @@ def annotate(rows, extra=None):
                 v, r["reason"] = "expected", f"caught by {SCALE_C}"
             else:
                 v = "gap"
+        if v == "equivalent" and not r.get("reason"):
+            note = extra.get(r["id"]) or extra.get(f"fn:{r['file']}:{r['function']}")
+            if note:
+                r["reason"] = note["reason"]
         r["verdict"] = v
     return rows
 
@@ -173,6 +177,14 @@ def report(rows, engines, meta):
         lines += [f"Mutants that also change {', '.join(na)} (no audit of {'its' if len(na) == 1 else 'their'} "
                   f"own; scored by the audits of the bandit algorithms sharing the site): "
                   + ", ".join(f"`{r['id']}` ({r['verdict']})" for r in both) + ".", ""]
+    eq = defaultdict(list)
+    for r in rows:
+        if r["verdict"] == "equivalent" and r["status"] == "equivalent":
+            eq[r.get("reason") or "(no reason recorded)"].append(r)
+    lines += ["## Equivalent mutants (the probe's outputs unchanged), by reason", ""]
+    lines += [f"- {why} — " + ", ".join(f"`{r['id']}` ({r['file']}:{r['line']})" for r in rs)
+              for why, rs in sorted(eq.items())] or ["(none)"]
+    lines += [""]
     lines += ["## All mutants", "",
               "| mutant | file:line | function | site | class | algorithms | status | "
               "caught by | seconds |", "|---|---|---|---|---|---|---|---|---:|"]

@@ -38,6 +38,9 @@ EPSILON = 0.5
 #: other ε) through the environment of the probe subprocess.
 SEEDS = tuple(int(x) for x in os.environ.get("BANDSIM_MUTANTS_SEEDS", "").split(",") if x) or SEEDS
 PROBE_EPSILON = float(os.environ.get("BANDSIM_MUTANTS_EPSILON") or EPSILON)
+SIG_T = int(os.environ.get("BANDSIM_MUTANTS_HORIZON") or SIG_T)
+#: The second ε of the whole-run audit (check ``whole-run-eps8``).
+WIDE_EPSILON = 8.0
 #: Per-batch δ for mechanisms that need one.
 DELTA = 1e-6
 #: The fixed place of the mutant tree and of the baseline Numba cache (one table at a time).
@@ -106,7 +109,8 @@ def signature(tree, env, algos, timeout, accountant=False):
 
 
 def audit_cmds(algo, reg):
-    """{check: argv} of the audits of ``algo``: whole-run, sampled, exact (where auditable)."""
+    """{check: argv} of the audits of ``algo``: whole-run, sampled, exact (where auditable),
+    the accountant (where accountable) and the whole-run audit at ε = :data:`WIDE_EPSILON`."""
     from bandsim.privacy.audit import auditable
     from bandsim.registry import get_algorithm, get_mechanism
 
@@ -121,6 +125,9 @@ def audit_cmds(algo, reg):
             + extra}
     if algo in auditable():
         cmds["exact"] = base + ["--epsilon", str(EPSILON)] + extra
+    # the whole-run audit at a large ε: a change the optimistic shift or a clip hides at
+    # ε = 0.5 (the engine reading a true reward that the shift then saturates) shows there
+    cmds["whole-run-eps8"] = base + ["--whole-run", "--epsilon", str(WIDE_EPSILON)]
     from bandsim.privacy.accountant import accountable
 
     if algo in accountable():  # the returning-user accountant (B = 3)
@@ -150,7 +157,8 @@ def fail_line(text):
     return ""
 
 
-def check(m, algos, baseline, timeout=300, checks=("whole-run", "sampled", "exact"),
+def check(m, algos, baseline, timeout=300, checks=("whole-run", "sampled", "exact",
+                                                   "accountant", "whole-run-eps8"),
           max_algos=2, engines=None, all_checks=False, work=WORK):
     """Run one mutant: the per-algorithm output digests first (``baseline=None``: skip,
     audit every algorithm of ``algos``), then the audits of at most ``max_algos`` of the

@@ -167,15 +167,23 @@ def main(argv=None):
 
 
 def carried(prior, rows):
-    """Rows of an earlier table (``prior``: its JSON) for the mutants it caught that are
-    still generated and not in ``rows``, whose file is unchanged between the earlier table's commit and HEAD
+    """Rows of an earlier table (``prior``: its JSON) for the mutants it caught, or found
+    equivalent or not run in a function no built-in calls (a ``fn:`` note of
+    ``mutants-notes.json``), or count mutants that survived (no check reads what they
+    change but the accountant check), that are still generated and not in ``rows``, whose file is unchanged between the earlier table's commit and HEAD
     (same id: same site, same code), each marked ``carried`` with that commit (list)."""
-    have = {r["id"] for r in rows}
+    from .mutants_report import notes
+
+    have, why = {r["id"] for r in rows}, notes()
     now = {m.id for m in generate()}
     commit = prior["meta"].get("commit", "")
     out, same = [], {}
     for r in prior["rows"]:
-        if r["id"] in have or r["id"] not in now or not commit or r["status"] != "caught":
+        structural = (r["status"] in ("equivalent", "not run")
+                      and f"fn:{r['file']}:{r['function']}" in why)
+        if (r["id"] in have or r["id"] not in now or not commit
+                or not (r["status"] == "caught" or structural
+                        or (r["status"] == "survived" and r["cls"] == "count-1"))):
             continue
         if r["file"] not in same:
             same[r["file"]] = subprocess.run(

@@ -137,9 +137,10 @@ def report(rows, engines, meta):
         lines += [f"{len(rows) - len(car)} mutants were run at this commit; {len(car)} rows "
                   f"(marked *carried*) are those of the table at commit "
                   f"{', '.join(sorted({r['carried'] for r in car}))} for mutants of files "
-                  "unchanged since (same id: same site, same code), every one of them caught "
-                  "there; the audits have since only gained checks. Their seconds are those "
-                  "of that run.", ""]
+                  "unchanged since (same id: same site, same code): caught there (the audits "
+                  "have since only gained checks), equivalent or not run in a function no "
+                  "built-in calls (the reason is listed), or count mutants that survived there. "
+                  "Their seconds are those of that run.", ""]
     lines += ["## Score per class", ""] + _table("class", _agg(rows, lambda r: [r["cls"]]))
     lines += ["## Score per engine (kernel classes)", ""] + _table(
         "engine", _agg(kern, _engine_keys(engines)))
@@ -177,6 +178,14 @@ def report(rows, engines, meta):
         lines += [f"Mutants that also change {', '.join(na)} (no audit of {'its' if len(na) == 1 else 'their'} "
                   f"own; scored by the audits of the bandit algorithms sharing the site): "
                   + ", ".join(f"`{r['id']}` ({r['verdict']})" for r in both) + ".", ""]
+    re = [r for r in rows if r.get("rechecked")]
+    if re:
+        lines += ["## Probe-equivalent mutants audited all the same (benchmarks.mutants_recheck)",
+                  ""]
+        lines += [f"- `{r['id']}` {r['file']}:{r['line']} ({r['function']}, {r['detail']}): "
+                  f"{r['verdict']} ({', '.join(r['caught_by']) or 'every audit passes'}) — "
+                  f"{r['rechecked']}" for r in re]
+        lines += [""]
     eq = defaultdict(list)
     for r in rows:
         if r["verdict"] == "equivalent" and r["status"] == "equivalent":

@@ -35,7 +35,10 @@ Classes
     previous one's noise; outside a loop (a function called once per release
     with ``run`` and ``t0``), the Laplace noise is a function of (run, t0), so
     every release of one stage (the elimination engine passes the stage's
-    start as ``t0``) shares one draw.
+    start as ``t0``) shares one draw; a draw inside the released value of a
+    function called once per release with ``run`` but no ``t0`` (Lazy-DP-TS's
+    chunk close) is a function of (run, the release's tag), so every arm's
+    r-th chunk shares one draw.
 ``true``
     the release's value is its true statistic (SecAgg: Σ x̂ / g).
 ``recscale``
@@ -168,6 +171,16 @@ def _release_law(node):
     return None
 
 
+def _release_of(node):
+    """The ``release(...)`` call whose released value contains ``node``, or None."""
+    p, child = getattr(node, "_parent", None), node
+    while p is not None and not isinstance(p, ast.stmt):
+        if _release_law(p) and child is p.args[9]:
+            return p
+        p, child = getattr(p, "_parent", None), p
+    return None
+
+
 def _is_rec_none(test):
     return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
             and test.left.id == "rec" and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is)
@@ -238,6 +251,11 @@ def _kernel_mutants(rel, tree):
                   and "t0" in _params(fn)):
                 out.append(_mk(rel, node, fn, site, "reuse", "draw-keyed",
                                 f"{sampler} noise a function of (run, t0): one draw per stage"))
+            elif (stmt is not None and typ == "float" and "run" in _params(fn)
+                  and _release_of(node) is not None):
+                out.append(_mk(rel, node, fn, site, "reuse", "draw-keyed-tag",
+                                f"{sampler} noise a function of (run, release tag): one draw "
+                                "shared by every arm's release of one tag"))
         law = _release_law(node)
         if law and fn is not None:
             site = f"release:{law}"
@@ -330,7 +348,8 @@ def generate(root=ROOT, classes=None, files=None):
 def _find(tree, m):
     for node in ast.walk(tree):
         if getattr(node, "lineno", None) == m.line and getattr(node, "col_offset", None) == m.col:
-            if m.kind in ("draw", "draw-pair", "draw-keyed", "prod-draw") and _draw_kind(node):
+            if m.kind in ("draw", "draw-pair", "draw-keyed", "draw-keyed-tag",
+                          "prod-draw") and _draw_kind(node):
                 return node
             if m.kind == "release" and _release_law(node):
                 return node
@@ -401,9 +420,10 @@ def _reuse(node, m):
     fn = _enclosing(node, ast.FunctionDef)
     stmt = _hoistable(node)
     src = ast.unparse(node)
-    if m.kind == "draw-keyed":
+    if m.kind in ("draw-keyed", "draw-keyed-tag"):
         scale = ast.unparse(node.args[FLOAT_SAMPLERS.get(_callee(node), 1)])
-        pre = ast.parse(f"{NP}.random.seed((run * 1000003 + t0) % 2147483647)\n"
+        key = "t0" if m.kind == "draw-keyed" else f"({ast.unparse(_release_of(node).args[6])} + 17)"
+        pre = ast.parse(f"{NP}.random.seed((run * 1000003 + {key}) % 2147483647)\n"
                         f"_mut_x = {NP}.random.laplace(0.0, {scale})").body
     else:
         zero = "0.0" if _draw_kind(node)[1] == "float" else f"{NP}.int64(0)"

@@ -34,6 +34,13 @@ PY = sys.executable
 SEEDS, SIG_T, SIG_T_EPISODES, SIG_RUNS = (1, 2), 20_000, 1_000_000, 3
 SIG_T_RECORD = 100_000
 EPSILON = 0.5
+#: The probe's seeds and ε, overridden for :mod:`benchmarks.mutants_equiv` (more seeds,
+#: other ε) through the environment of the probe subprocess.
+SEEDS = tuple(int(x) for x in os.environ.get("BANDSIM_MUTANTS_SEEDS", "").split(",") if x) or SEEDS
+PROBE_EPSILON = float(os.environ.get("BANDSIM_MUTANTS_EPSILON") or EPSILON)
+SIG_T = int(os.environ.get("BANDSIM_MUTANTS_HORIZON") or SIG_T)
+#: The second ε of the whole-run audit (check ``whole-run-eps8``).
+WIDE_EPSILON = 8.0
 #: Per-batch δ for mechanisms that need one.
 DELTA = 1e-6
 #: The fixed place of the mutant tree and of the baseline Numba cache (one table at a time).
@@ -102,7 +109,8 @@ def signature(tree, env, algos, timeout, accountant=False):
 
 
 def audit_cmds(algo, reg):
-    """{check: argv} of the audits of ``algo``: whole-run, sampled, exact (where auditable)."""
+    """{check: argv} of the audits of ``algo``: whole-run, sampled, exact (where auditable),
+    the accountant (where accountable) and the whole-run audit at ε = :data:`WIDE_EPSILON`."""
     from bandsim.privacy.audit import auditable
     from bandsim.registry import get_algorithm, get_mechanism
 
@@ -117,6 +125,9 @@ def audit_cmds(algo, reg):
             + extra}
     if algo in auditable():
         cmds["exact"] = base + ["--epsilon", str(EPSILON)] + extra
+    # the whole-run audit at a large ε: a change the optimistic shift or a clip hides at
+    # ε = 0.5 (the engine reading a true reward that the shift then saturates) shows there
+    cmds["whole-run-eps8"] = base + ["--whole-run", "--epsilon", str(WIDE_EPSILON)]
     from bandsim.privacy.accountant import accountable
 
     if algo in accountable():  # the returning-user accountant (B = 3)
@@ -136,14 +147,18 @@ def outcome(code, err):
 
 
 def fail_line(text):
-    """The first line of an audit's output that says FAIL (str, ≤ 240 characters)."""
-    for line in text.splitlines():
+    """The line of an audit's output that says why it FAILs — the first starting with
+    FAIL (the whole-run audit's one line per failure), else the first saying FAIL — (str,
+    ≤ 240 characters)."""
+    lines = text.splitlines()
+    for line in [x for x in lines if x.strip().startswith("FAIL")] + lines:
         if "FAIL" in line:
             return " ".join(line.split())[:240]
     return ""
 
 
-def check(m, algos, baseline, timeout=300, checks=("whole-run", "sampled", "exact"),
+def check(m, algos, baseline, timeout=300, checks=("whole-run", "sampled", "exact",
+                                                   "accountant", "whole-run-eps8"),
           max_algos=2, engines=None, all_checks=False, work=WORK):
     """Run one mutant: the per-algorithm output digests first (``baseline=None``: skip,
     audit every algorithm of ``algos``), then the audits of at most ``max_algos`` of the
@@ -181,13 +196,15 @@ def check(m, algos, baseline, timeout=300, checks=("whole-run", "sampled", "exac
                     and Path(m.file).stem not in ran):
                 row["status"] = "not run"  # no kernel of the mutated module ran
         crashed = sorted(a for a in row["affected"] if a in sig and not sig[a].isalnum())
+        row["not_audited"] = [a for a in row["affected"] if a in NOT_AUDITED]
         pick, seen = [], set()
-        for a in row["affected"]:  # one per engine first
+        for a in [a for a in row["affected"] if a not in NOT_AUDITED]:  # one per engine first
             e = (engines or {}).get(a, a)
             if e not in seen and a not in crashed:
                 seen.add(e)
                 pick.append(a)
-        pick += [a for a in row["affected"] if a not in pick and a not in crashed]
+        pick += [a for a in row["affected"] if a not in pick and a not in crashed
+                 and a not in NOT_AUDITED]
         row["algorithms"] = pick[:max_algos]
         if m.file.endswith("accountant.py"):  # only the accountant check reads it
             checks = [c for c in checks if c == "accountant"]
@@ -205,6 +222,8 @@ def check(m, algos, baseline, timeout=300, checks=("whole-run", "sampled", "exac
         outcomes = {o for r in row["results"].values() for o in r.values()}
         row["status"] = row.get("status") or ("caught" if row["caught_by"] else
                          "equivalent" if not row["affected"] else
+                         "not audited" if not row["algorithms"] and row["not_audited"]
+                         and not crashed else
                          "crash" if crashed or "crash" in outcomes else "survived")
         if crashed:
             row["crash"] = {a: sig[a] for a in crashed}
@@ -256,6 +275,36 @@ def _accounted(name, h):
             h.update(f"{what}: {type(e).__name__}".encode())
 
 
+#: Private algorithms outside the bandit registry, probed but with no audit yet: a mutant
+#: that changes only these is "not audited" (never counted caught). name → engine.
+NOT_AUDITED = {"dp-se-bai": "bai"}
+#: BAI probe: risk δ, runs, budget (T_max).
+BAI_DELTA, BAI_RUNS, BAI_BUDGET = 0.05, 64, 10**7
+
+
+def _engine_variants(a):
+    """Extra parameter sets that select each other engine an algorithm declares (a
+    ``engine`` parameter with choices: Lazy-DP-TS's per-round engine besides the default
+    event-driven one) — list of dicts."""
+    out = []
+    for p in a.params:
+        if p.name == "engine" and getattr(p, "choices", None):
+            out += [{"engine": c} for c in p.choices if c != p.default]
+    return out
+
+
+def _sig_bai(name, h):
+    import numpy as np
+
+    from bandsim.bai.runner import simulate_bai
+
+    for seed in SEEDS:
+        r = simulate_bai(name, instance="C2", arms=3, budget=BAI_BUDGET, runs=BAI_RUNS,
+                         seed=seed, threads=1, epsilon=PROBE_EPSILON, delta=BAI_DELTA)
+        for x in (r.tau, r.recommended, r.stopped):
+            h.update(np.ascontiguousarray(x).tobytes())
+
+
 def _sig(algos, accountant=False):
     import numpy as np
 
@@ -272,9 +321,16 @@ def _sig(algos, accountant=False):
     out = {}
     for name in algos:
         h = hashlib.sha256()
+        if name in NOT_AUDITED:
+            try:
+                _sig_bai(name, h)
+                out[name] = h.hexdigest()[:16]
+            except Exception as e:  # noqa: BLE001 (a crash is its outcome)
+                out[name] = f"crash: {type(e).__name__}: {str(e)[:160]}"
+            continue
         try:
             a = get_algorithm(name)
-            prm = {"epsilon": EPSILON}
+            prm = {"epsilon": PROBE_EPSILON}
             mech = get_mechanism(a.mechanism) if a.mechanism else None
             if mech is not None and "delta" in mech.takes:
                 prm["delta"] = DELTA
@@ -286,6 +342,11 @@ def _sig(algos, accountant=False):
                 h.update(np.ascontiguousarray(r.pulls).tobytes())
                 h.update(json.dumps(_steady(r.config.get("privacy")), sort_keys=True,
                                     default=str).encode())
+                for extra in _engine_variants(a):
+                    r = bandsim.simulate(name, instance="C2", arms=3, horizon=horizon,
+                                         runs=SIG_RUNS, seed=seed, **prm, **extra)
+                    h.update(np.ascontiguousarray(r.pseudo_regret).tobytes())
+                    h.update(np.ascontiguousarray(r.pulls).tobytes())
             run = wholerun.driver.play(name, prm, [0.7, 0.5, 0.3],
                                        min(horizon, SIG_T_RECORD), seed=0)
             for x in (run.rel, run.val, run.pulls):

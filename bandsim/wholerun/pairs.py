@@ -12,6 +12,10 @@ every recorded run and pooled over runs, one **pair class** per (kind, law):
 
 * *across arms*: releases of different arms at one time (a stage, a step)
   of one run, consecutive in arm order;
+* *across arms, one tag*: the k-th release of one tag of each arm of a run,
+  consecutive in arm order, where they fall at different times (each arm's
+  first release; the r-th chunk of each arm in an epoch-structured engine),
+  one pair class per tag (tested; the stated power covers the other kinds);
 * *consecutive*: one arm's consecutive releases of one law (arm −1: the
   SVT's thresholds, one per instance, and its queries);
 * *same tag*: one arm's consecutive releases of one law and tag (the nodes
@@ -48,6 +52,10 @@ MIN_PAIRS = 50
 #: Pair kinds named by the failure lines (and :func:`bandsim.wholerun.laws.many_run`).
 CONSECUTIVE = "consecutive releases of one arm"
 THRESHOLDS = "the thresholds of consecutive SVT instances of a run"
+#: Pair kind of the k-th releases of one tag across arms: one pair class per (law, tag), so
+#: that a thin tag (each arm's first release) is not pooled away among the tree levels; its
+#: classes are tested but not counted in the stated power (thin by design).
+BY_TAG = "across arms, the k-th release of one tag"
 #: Bins per axis of the contingency table (quartiles of u).
 BINS = 4
 
@@ -81,19 +89,33 @@ def pair_classes(rel, u):
     law, tag = rel[ok, R.REL_LAW], rel[ok, R.REL_TAG]
     out = []
 
-    def add(name, i, j):
+    def add(name, i, j, by_tag=False):
         for lw in np.unique(law[i]):
-            m = law[i] == lw
-            if m.any():
-                what = (THRESHOLDS if lw == codes.LAW_SVT_THRESHOLD and name == CONSECUTIVE
-                        else f"{name} ({LAW_NAMES.get(int(lw), '?')})")
-                out.append((what, ok[i[m]], ok[j[m]]))
+            for g in (np.unique(tag[i]) if by_tag else [None]):
+                m = (law[i] == lw) & ((tag[i] == g) if by_tag else True)
+                if m.any():
+                    what = (THRESHOLDS if lw == codes.LAW_SVT_THRESHOLD and name == CONSECUTIVE
+                            else f"{name} ({LAW_NAMES.get(int(lw), '?')}"
+                            + (f", tag {int(g)})" if by_tag else ")"))
+                    out.append((what, ok[i[m]], ok[j[m]]))
 
     # across arms at one time
     sel = np.flatnonzero(arm >= 0)
     order = sel[np.lexsort((arm[sel], tag[sel], law[sel], t[sel], run[sel]))]
     i, j = _chained(np.column_stack([run, t, law, tag]), order)
     add("across arms at one time", i, j[:len(i)])
+    # across arms, one tag: the k-th release of tag g of each arm, where they fall at
+    # different times (each arm's first release, one epoch's chunks: shared noise there
+    # leaves every release of its law)
+    o = sel[np.lexsort((t[sel], tag[sel], law[sel], arm[sel], run[sel]))]
+    key = np.column_stack([run[o], arm[o], law[o], tag[o]])
+    first = np.r_[True, np.any(key[1:] != key[:-1], axis=1)]
+    kth = np.zeros(len(ok), np.int64)
+    kth[o] = np.arange(len(o)) - np.maximum.accumulate(np.where(first, np.arange(len(o)), 0))
+    order = sel[np.lexsort((arm[sel], kth[sel], tag[sel], law[sel], run[sel]))]
+    i, j = _chained(np.column_stack([run, law, tag, kth]), order)
+    apart = t[i] != t[j]
+    add(BY_TAG, i[apart], j[apart], by_tag=True)
     # consecutive releases of one arm (arm −1: the SVT's thresholds, its queries)
     order = np.lexsort((np.arange(len(ok)), law, arm, run))
     i, j = _chained(np.column_stack([run, arm, law]), order)
@@ -170,8 +192,9 @@ def independence(tests, sample, u):
                             p, a, f"Spearman ρ = {rho:.4g}")),
                         (float(p_g), lambda p, a, g=g, line=line: line(
                             p, a, f"joint law of the quartiles, G = {g:.4g}"))]
-        tests.pairs.append((name, n))
+        if not name.startswith(BY_TAG):
+            tests.pairs.append((name, n))
     return names
 
 
-__all__ = ["BINS", "CONSECUTIVE", "MIN_PAIRS", "THRESHOLDS", "independence", "pair_classes", "rho_power"]
+__all__ = ["BINS", "BY_TAG", "CONSECUTIVE", "MIN_PAIRS", "THRESHOLDS", "independence", "pair_classes", "rho_power"]

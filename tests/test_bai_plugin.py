@@ -5,9 +5,11 @@ noise-ratio stop, at most 40 lines) in a package found through the entry-point
 group ``bandsim.plugins`` (as tests/test_loading.py builds one), with a negative
 control beside it: a stop rule that ignores every threshold (it recommends the
 released argmax at the first release). One subprocess runs ``list``, ``run``,
-``sweep``, ``audit --whole-run`` and ``suite`` through :func:`bandsim.cli.main`.
+``sweep``, ``audit --whole-run``, ``suite`` and ``plugin check`` through
+:func:`bandsim.cli.main`.
 """
 import json
+import re
 
 from tests.test_docs import BLOCK, ROOT
 from tests.test_loading import make_plugin, run
@@ -45,7 +47,8 @@ codes = [main(["list"]),
          main(["audit", "eb-tt-demo", "--epsilon", "1", "--whole-run", "--json"]),
          main(["audit", "eb-tt-demo", "--epsilon", "1"]),
          main(["suite", "--quick", "--algorithms", "eb-tt-demo,greedy-tt", "--runs", "12",
-               "--out", out + "/suite", "--no-progress"])]
+               "--out", out + "/suite", "--no-progress"]),
+         main(["plugin", "check", "tt-plugin"])]
 board = json.load(open(out + "/suite/bai_board.json"))
 print("RESULT " + json.dumps([codes, len(glob.glob(out + "/sw/*.parquet")),
                               [(r["algorithm"], r["instance"], r["epsilon_cell"], r["status"],
@@ -62,7 +65,7 @@ def test_a_plugin_top_two_rule_runs_through_list_run_sweep_audit_and_suite(tmp_p
     codes, n_swept, board = json.loads(out.rsplit("RESULT ", 1)[1])
     # list, run, sweep, the whole-run audit and the suite succeed; the exact per-plan audit
     # is the elimination engine's only (a one-line refusal before any work, status 2)
-    assert codes == [0, 0, 0, 0, 2, 0], (codes, proc.stderr[-2000:])
+    assert codes == [0, 0, 0, 0, 2, 0, 0], (codes, proc.stderr[-2000:])
     assert "error: algorithm='eb-tt-demo' is invalid: has no exact per-plan audit" in proc.stderr
     # listed in the identification table only (it comes after the regret tables)
     first = out.index("eb-tt-demo")
@@ -70,6 +73,9 @@ def test_a_plugin_top_two_rule_runs_through_list_run_sweep_audit_and_suite(tmp_p
     assert '"algorithm": "eb-tt-demo"' in out and '"stopped": 8' in out  # run --json
     assert n_swept == 2  # sweep: one file per ε
     assert '"verdict": "PASS"' in out and '"blocks_ok": true' in out and '"scale_ok": true' in out
+    # plugin check: the recorded-release audit and a smoke run of each identification rule
+    assert re.search(r"algorithm eb-tt-demo +whole-run audit +PASS", out)
+    assert re.search(r"algorithm greedy-tt +smoke run +PASS", out)
     good = [b for b in board if b[0] == "eb-tt-demo"]
     bad = [b for b in board if b[0] == "greedy-tt"]
     assert len(good) == len(bad) == 8  # C1-C4 x epsilon in {0.1, 1}

@@ -3,8 +3,9 @@
 The plug-in is the module of docs/bai-toptwo.md (an empirical-best leader and a
 noise-ratio stop, at most 40 lines) in a package found through the entry-point
 group ``bandsim.plugins`` (as tests/test_loading.py builds one), with a negative
-control beside it: a stop rule that ignores every threshold (it recommends the
-released argmax at the first release). One subprocess runs ``list``, ``run``,
+controls beside it: a stop rule that ignores every threshold (it recommends the
+released argmax at the first release; the board must not rank it) and the docs' rule
+with 80 % of the declared noise on every episode sum (the whole-run check must FAIL it). One subprocess runs ``list``, ``run``,
 ``sweep``, ``audit --whole-run``, ``suite`` and ``plugin check`` through
 :func:`bandsim.cli.main`.
 """
@@ -22,6 +23,17 @@ def greedy_stop(mt, nt, c):                # recommends the released argmax at o
 
 bandsim.register(TopTwoBAI(name="greedy-tt", summary="stops at the first release",
                            source="tests", params=EB.params, stop=greedy_stop))
+
+
+class Thin(TopTwoBAI):                     # a 20 % noise deficit on every episode sum
+    def _plan(self, params, arms, budget):
+        plan = super()._plan(params, arms, budget)
+        plan.tables.fpar[0] *= 0.8
+        return plan
+
+
+bandsim.register(Thin(name="thin-tt", summary="Lap(0.8/ε)", source="tests", params=EB.params,
+                      leader=eb_leader, stop=ratio_stop))
 '''
 
 
@@ -48,7 +60,8 @@ codes = [main(["list"]),
          main(["audit", "eb-tt-demo", "--epsilon", "1"]),
          main(["suite", "--quick", "--algorithms", "eb-tt-demo,greedy-tt", "--runs", "12",
                "--out", out + "/suite", "--no-progress"]),
-         main(["plugin", "check", "tt-plugin"])]
+         main(["plugin", "check", "tt-plugin"]),
+         main(["audit", "thin-tt", "--epsilon", "1", "--whole-run"])]
 board = json.load(open(out + "/suite/bai_board.json"))
 print("RESULT " + json.dumps([codes, len(glob.glob(out + "/sw/*.parquet")),
                               [(r["algorithm"], r["instance"], r["epsilon_cell"], r["status"],
@@ -65,7 +78,7 @@ def test_a_plugin_top_two_rule_runs_through_list_run_sweep_audit_and_suite(tmp_p
     codes, n_swept, board = json.loads(out.rsplit("RESULT ", 1)[1])
     # list, run, sweep, the whole-run audit and the suite succeed; the exact per-plan audit
     # is the elimination engine's only (a one-line refusal before any work, status 2)
-    assert codes == [0, 0, 0, 0, 2, 0, 0], (codes, proc.stderr[-2000:])
+    assert codes == [0, 0, 0, 0, 2, 0, 1, 1], (codes, proc.stderr[-2000:])
     assert "error: algorithm='eb-tt-demo' is invalid: has no exact per-plan audit" in proc.stderr
     # listed in the identification table only (it comes after the regret tables)
     first = out.index("eb-tt-demo")
@@ -76,6 +89,10 @@ def test_a_plugin_top_two_rule_runs_through_list_run_sweep_audit_and_suite(tmp_p
     # plugin check: the recorded-release audit and a smoke run of each identification rule
     assert re.search(r"algorithm eb-tt-demo +whole-run audit +PASS", out)
     assert re.search(r"algorithm greedy-tt +smoke run +PASS", out)
+    # ... and the plug-in with 80 % of the declared noise FAILs it, there and in `audit`
+    assert re.search(r"algorithm thin-tt +whole-run audit +FAIL", out)
+    assert "thin-tt ε=1: whole-run (recorded releases) FAIL" in out
+    assert "scale as declared False" in out
     good = [b for b in board if b[0] == "eb-tt-demo"]
     bad = [b for b in board if b[0] == "greedy-tt"]
     assert len(good) == len(bad) == 8  # C1-C4 x epsilon in {0.1, 1}

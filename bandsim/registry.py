@@ -556,7 +556,7 @@ def get_algorithm(name: "str | Algorithm") -> "Algorithm":
                               "name: register it first (bandsim.register(algo)) and pass its "
                               "name")
         return name
-    if not isinstance(name, str) or algos.get(name, Algorithm).task != "regret":
+    if not isinstance(name, str) or getattr(algos.get(name), "task", None) != "regret":
         raise ConfigError("algorithm", name, f"must be one of {', '.join(algorithms())}")
     return algos[name]
 

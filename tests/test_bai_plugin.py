@@ -99,3 +99,19 @@ def test_a_plugin_top_two_rule_runs_through_list_run_sweep_audit_and_suite(tmp_p
     assert all(b[3] == "ranked after the audited" and b[4] == 1 for b in good), good
     # the rule that ignores the threshold is wrong far more often than δ: never ranked
     assert all(b[3] == "fails correctness (error rate > δ)" and b[4] is None for b in bad), bad
+
+
+def test_one_table_two_tasks():
+    """Identification declarations share the registry's names but not the regret look-ups."""
+    import pytest
+
+    from bandsim import registry
+    from bandsim.bai import declarations
+    from bandsim.errors import ConfigError
+
+    assert set(declarations.ALGORITHMS) == set(registry.algorithms("identification"))
+    assert not set(declarations.ALGORITHMS) & set(registry.algorithms())
+    assert registry.is_builtin("adap-tt")  # a plug-in cannot take a built-in's name
+    for name in ("adap-tt", "no-such-rule"):  # a regret look-up refuses both, in one line
+        with pytest.raises(ConfigError, match=f"algorithm='{name}' is invalid"):
+            registry.get_algorithm(name)

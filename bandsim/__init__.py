@@ -29,10 +29,9 @@ from .runner import simulate
 _registry.begin_builtins()
 from . import mechanisms as _mechanisms  # noqa: E402,F401
 from . import algorithms as _algorithms  # noqa: E402,F401
-
+from .bai import BAIResult, simulate_bai  # noqa: E402  (fixed-confidence best-arm identification)
 _registry.seal_builtins()
 
-from .bai import BAIResult, simulate_bai  # noqa: E402  (fixed-confidence best-arm identification)
 from .studies.sweep import sweep as _sweep  # noqa: E402
 from .studies import bai_study as _bai_study  # noqa: E402
 from .studies.tables import load as _load  # noqa: E402

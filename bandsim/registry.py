@@ -29,11 +29,8 @@ REWARD_MODELS = ("bernoulli", "gaussian", "categorical")
 #: what the engines consume (as first-class hooks, :mod:`bandsim.kernels.hooks`),
 #: with the family's kernel code ``kernels.codes.PLUGIN_CODES[family]``. Any other
 #: key is refused at registration, as is a missing one.
-KERNEL_KEYS = {
-    "secagg": ("total_noise", "user_noise"),
-    "sum": ("sum_noise",),
-    "release": ("release",),
-}
+KERNEL_KEYS = {"secagg": ("total_noise", "user_noise"), "sum": ("sum_noise",),
+               "release": ("release",)}
 
 #: Cost models of a simulation (``Algorithm.cost``): ``horizon`` — O(T) work per run (a decision
 #: every pull); ``episodes`` — O(batches) per run (a batch's rewards drawn at once).
@@ -247,6 +244,8 @@ class Algorithm:
     #: Numba hooks of an engine family: field → (argument types, return type,
     #: text); compiled against it when a plug-in registers (:mod:`bandsim.validation`).
     hooks = {}
+    #: ``regret`` or ``identification`` (fixed confidence, :func:`bandsim.simulate_bai`).
+    task = "regret"
 
     def resolve(self, given: dict, horizon: int) -> dict:
         """Validated parameter values (see :func:`bandsim.params.resolve`)."""
@@ -527,10 +526,11 @@ def plugin_provenance(algo):
     return out
 
 
-def algorithms():
-    """name → Algorithm, built-ins first, then plug-ins (registration order)."""
+def algorithms(task="regret"):
+    """name → Algorithm of ``task`` (``regret`` or ``identification``), built-ins first, then
+    plug-ins (registration order)."""
     _load()
-    return dict(_tables()[1])
+    return {n: a for n, a in _tables()[1].items() if a.task == task}
 
 
 def mechanisms():
@@ -556,8 +556,8 @@ def get_algorithm(name: "str | Algorithm") -> "Algorithm":
                               "name: register it first (bandsim.register(algo)) and pass its "
                               "name")
         return name
-    if not isinstance(name, str) or name not in algos:
-        raise ConfigError("algorithm", name, f"must be one of {', '.join(algos)}")
+    if not isinstance(name, str) or getattr(algos.get(name), "task", None) != "regret":
+        raise ConfigError("algorithm", name, f"must be one of {', '.join(algorithms())}")
     return algos[name]
 
 

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from bandsim import registry
 from bandsim.bai import audit, bounds, declarations
 from bandsim.studies import bai_board as board, bai_figure as fig57
 from bandsim.cli import main
@@ -147,7 +148,7 @@ def test_fig57_reads_the_declarations_and_names_the_missing(monkeypatch):
     jobs2, missing2 = fig57.jobs(runs=5)  # every curve of the figure is declared today
     assert not missing2 and {j["algorithm"] for j in jobs2} == {n for n, _ in fig57.CURVES}
     assert np.all([j["delta"] == 0.01 for j in jobs2])
-    monkeypatch.delitem(declarations.ALGORITHMS, "adap-tt")  # one not (yet) declared
+    monkeypatch.delitem(registry._ALGORITHMS, "adap-tt")  # one not (yet) declared
     jobs, missing = fig57.jobs(runs=5)
     assert {j["algorithm"] for j in jobs} <= set(declarations.ALGORITHMS)
     assert set(missing) == {"adap-tt"}
@@ -160,7 +161,7 @@ def test_board_ranks_an_algorithm_without_an_exact_audit_after_the_audited(monke
     # the same DP-SE under a non-elimination engine name: as fast, but only the recorded
     # whole-run check applies to it, so it comes after the audited original
     twin = dataclasses.replace(declarations.get("dp-se-bai"), name="twin", engine="bai-other")
-    monkeypatch.setitem(declarations.ALGORITHMS, "twin", twin)
+    monkeypatch.setitem(registry._ALGORITHMS, "twin", twin)
     monkeypatch.setattr(board, "INSTANCES", ("C3",))
     b = board.rows("quick", algorithms=["twin", "dp-se-bai"], runs=20)
     by = {(r["algorithm"], r["epsilon_cell"]): r for r in b}
@@ -199,7 +200,7 @@ def test_a_declared_identification_parameter_gets_its_flag(monkeypatch, capsys):
     rule = Param("threshold", "theory", choices=("theory", "heuristic"), help="threshold")
     twin = dataclasses.replace(declarations.get("dp-se-bai"), name="twin",
                                params=declarations.get("dp-se-bai").params + (rule,))
-    monkeypatch.setitem(declarations.ALGORITHMS, "twin", twin)
+    monkeypatch.setitem(registry._ALGORITHMS, "twin", twin)
     argv = ["run", "twin", "--instance", "C3", "--epsilon", "1", "--delta", "0.01", "--runs",
             "2", "--seed", "1", "--json"]
     assert main(argv + ["--threshold", "heuristic"]) == 0

@@ -39,14 +39,15 @@ RUN_ELSEWHERE = ("plugins.md", "backend.md")
                                   and any(r for r, _ in blocks(p))], ids=lambda p: p.name)
 def test_python_blocks_run(path, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    before = set(algorithms()) | set(mechanisms())
+    before = set(algorithms()) | set(algorithms("identification")) | set(mechanisms())
     ns = {"__name__": f"docs_{path.stem}"}
     try:
         for runnable, code in blocks(path):
             if runnable:
                 exec(compile(code, str(path), "exec"), ns)
     finally:
-        unregister(*(set(algorithms()) | set(mechanisms())) - before)
+        unregister(*(set(algorithms()) | set(algorithms("identification"))
+                     | set(mechanisms())) - before)
 
 
 def test_plugins_doc_blocks_are_all_run_by_test_plugins():

@@ -32,6 +32,7 @@ the max over all K entries and logs the argmax of the non-private means).
 elimination" as a fixed-confidence reference.
 """
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,7 +44,8 @@ from ..kernels import bai as bai_kernel, codes, toptwo as toptwo_kernel
 from ..kernels.shard import EliminationTables
 from ..params import EPSILON, Param, CONFIDENCE, REQUIRED
 from ..privacy.participation import Release
-from ..registry import Algorithm, get_mechanism
+from .. import registry
+from ..registry import Algorithm, get_mechanism, register
 from . import toptwo
 
 #: δ of fixed confidence: P(τ < ∞, recommendation ≠ best arm) ≤ δ.
@@ -133,6 +135,7 @@ class EliminationBAI(Algorithm):
 
     engine: str = "bai-elimination"
     cost: str = "episodes"
+    task = "identification"
 
 
 def _one_epoch_sum(params, horizon):
@@ -182,10 +185,29 @@ TT_UCB = toptwo.TopTwoBAI(
     params=(RISK, TRACKING), mechanism="none", trust="none", every_pull=True,
     stop=toptwo_kernel.gauss_stop, participation=None)
 
-#: The fixed-confidence algorithms: name → declaration (``bandsim bai``, :func:`simulate_bai`).
-#: Kept apart from :func:`bandsim.registry.algorithms` until the regret consumers (suite,
-#: audits, sweeps) read stopping-time results.
-ALGORITHMS = {a.name: a for a in (DP_SE_BAI, SE_BAI, ADAP_TT, ADAP_TT_STAR, TT_UCB)}
+register(DP_SE_BAI, SE_BAI, ADAP_TT, ADAP_TT_STAR, TT_UCB)  # built-ins (bandsim/__init__)
+
+
+class _Identifiers(Mapping):
+    """The registry's fixed-confidence declarations (``task == "identification"``), read live."""
+
+    def _table(self):
+        return registry.algorithms("identification")
+
+    def __getitem__(self, name):
+        return self._table()[name]
+
+    def __iter__(self):
+        return iter(self._table())
+
+    def __len__(self):
+        return len(self._table())
+
+
+#: The fixed-confidence algorithms, built-ins first, then plug-ins registered with
+#: :func:`bandsim.register` (a :class:`~bandsim.bai.toptwo.TopTwoBAI` or :class:`EliminationBAI`):
+#: name → declaration. Every identification command looks names up here.
+ALGORITHMS = _Identifiers()
 
 
 def get(name):

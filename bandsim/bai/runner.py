@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import ConfigError, check_int
 from ..instances import MAX_ARMS, make_instance
 from ..params import MAX_HORIZON
+from .. import registry
 from ..registry import Algorithm
 from ..runner import versions
 from . import bounds, declarations
@@ -92,6 +93,8 @@ def simulate_bai(algorithm: str, *, instance: str | None = None, arms: int | Non
               "reference": algo.source, "stages": plan.stages[:64], "lower_bound": lb,
               "lower_bound_reference": "Azize, PhD thesis (2024), Thm 4.24 / Cor. 4.25, "
                                        "Prop. 4.26"}
+    if not registry.is_builtin(algo.name):  # a plug-in: its code's provenance keys the store
+        config["plugins"] = registry.plugin_provenance(algo)
     rpar = np.ascontiguousarray(np.broadcast_to(mu[None, :, None], (runs, mu.size, 1)))
     tau = np.zeros(runs, np.int64)
     rec = np.zeros(runs, np.int64)

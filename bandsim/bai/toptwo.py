@@ -242,6 +242,7 @@ class TopTwoBAI(Algorithm):
 
     hooks = {"leader": LEADER_SIGNATURE, "challenger": CHALLENGER_SIGNATURE,
              "stop": STOP_SIGNATURE}
+    task = "identification"
 
     def __post_init__(self):
         if self.plan is None:

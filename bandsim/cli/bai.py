@@ -221,7 +221,9 @@ def out_path(out, job, n_jobs):
     name = f"{job['algorithm']}_{job['instance'] or 'means'}_K{job['arms'] or len(job['means'])}"
     if job.get("epsilon") is not None:
         name += f"_eps{exact(job['epsilon'])}"
-    return d / f"{name}_delta{exact(job['delta'])}.parquet"
+    if job.get("delta") is not None:  # None: the declaration's default (a plug-in's)
+        name += f"_delta{exact(job['delta'])}"
+    return d / f"{name}.parquet"
 
 
 def run_jobs(args, console):

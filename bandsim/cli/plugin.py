@@ -23,6 +23,7 @@ import math
 import sys
 
 from .. import loading, provenance, registry
+from ..bai import audit as bai_audit, simulate_bai
 from ..errors import ConfigError, check_int
 from ..params import BATCH_SIZE, EPSILON
 from ..privacy.audit import audit
@@ -58,7 +59,8 @@ def add_parser(sub):
 
 def _unload(match):
     """Forget declarations (and modules) of an earlier load of the checked plug-in."""
-    names = [n for kind, table in (("algorithm", registry.algorithms()),
+    algos = {**registry.algorithms(), **registry.algorithms("identification")}
+    names = [n for kind, table in (("algorithm", algos),
                                    ("mechanism", registry.mechanisms()))
              for n in table if not registry.is_builtin(n, kind) and match(registry.origin(n, kind))]
     registry.unregister(*names)
@@ -156,6 +158,8 @@ def check_algorithm(algo, epsilon, n, draws):
         (check, status, text); status ``PASS``, ``FAIL`` or a word that is
         not counted (``n/a``, ``not auditable``, ``cannot sample``).
     """
+    if algo.task == "identification":
+        return _check_identifier(algo, epsilon)
     out = []
     prm = _params(algo, epsilon)
     mech = registry.get_mechanism(algo.mechanism) if algo.mechanism else None
@@ -184,6 +188,35 @@ def check_algorithm(algo, epsilon, n, draws):
         out.append(("smoke run", "PASS" if ok else "FAIL",
                     f"{SMOKE['runs']} runs, T = {SMOKE['horizon']:,} on C2 (K = 3): mean "
                     f"regret {regret:.4g}" + ("" if ok else "; pulls do not add up to T")))
+    except Exception as e:
+        out.append(("smoke run", "FAIL", f"{type(e).__name__}: {e}"))
+    return out
+
+
+#: The smoke run of a fixed-confidence plug-in: C3 (K = 5), a budget that bounds its cost.
+SMOKE_BAI = dict(instance="C3", arms=5, delta=0.01, budget=10**6, runs=8, seed=1, threads=1)
+
+
+def _check_identifier(algo, epsilon):
+    """A fixed-confidence plug-in: the recorded-release whole-run check and a smoke run."""
+    out = []
+    private = algo.param("epsilon") is not None and algo.mechanism not in (None, "none")
+    if not private:
+        out.append(("whole-run audit", "n/a", "non-private"))
+    else:
+        try:
+            r = bai_audit.whole_run(algo.name, epsilon, runs=200, seed=1, budget=10**6)
+            out.append(("whole-run audit", r["verdict"], f"{r['releases']:,} recorded releases "
+                        f"of {r['runs']} runs: scale as declared {r['scale_ok']}, blocks "
+                        f"within τ {r['blocks_ok']}, KS p = {r['ks_pvalue']:.3g}"))
+        except Exception as e:
+            out.append(("whole-run audit", "FAIL", f"{type(e).__name__}: {e}"))
+    try:
+        kw = dict(SMOKE_BAI, **({"epsilon": epsilon} if algo.param("epsilon") else {}))
+        s = simulate_bai(algo.name, **kw).summary()
+        out.append(("smoke run", "PASS", f"{kw['runs']} runs on C3 (K = 5, δ = 0.01): "
+                    f"{s['stopped']} stopped, {s['errors']} wrong, {s['censored']} censored "
+                    f"at T_max = {kw['budget']:,}"))
     except Exception as e:
         out.append(("smoke run", "FAIL", f"{type(e).__name__}: {e}"))
     return out

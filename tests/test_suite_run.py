@@ -146,3 +146,14 @@ def test_a_row_with_fewer_runs_is_ranked_only_when_precise():
     wide = suite.precision_columns(row, 1000)
     assert wide["imprecise"] and "not ranked" in wide["precision_note"]
     assert not suite.precision_columns(dict(row, runs=1000), 1000)["imprecise"]
+
+
+def test_the_html_provenance_reads_the_full_tiers_metadata():
+    """The full tier has no per-configuration budget (None): its HTML board was a TypeError."""
+    from bandsim.studies.board_render import provenance_rows
+
+    full = dict(provenance_rows(dict(runs=1000, step_runs=100, long_horizon=10**8, budget=None)))
+    assert full["runs"].startswith("1,000 per configuration; O(T) engines 100 at T ≥ 1e+08")
+    assert "not run" not in full["runs"]
+    quick = dict(provenance_rows(dict(runs=100, step_runs=10, long_horizon=10**6, budget=1.6)))
+    assert "over ≈ 1.6 s by the declared run cost not run" in quick["runs"]

@@ -181,9 +181,16 @@ def provenance_rows(meta):
     list of (str, str)
     """
     v = meta.get("versions", {})
-    runs = (f"{meta['runs']:,} per configuration; O(T) engines at most {meta['step_runs']:,}; "
-            f"costly runs cut to ≈ {meta['budget']:g} s per configuration (each cell states "
-            "its runs)") if "runs" in meta else "?"
+    runs = "?"
+    if meta.get("runs") is not None:
+        runs = f"{meta['runs']:,} per configuration"
+        if meta.get("step_runs") is not None:
+            runs += (f"; O(T) engines {meta['step_runs']:,} at T ≥ "
+                     f"{meta.get('long_horizon', 0):.0e}")
+        if meta.get("budget") is not None:
+            runs += (f"; configurations over ≈ {meta['budget']:g} s by the declared run cost "
+                     "not run (the Skipped table)")
+        runs += " (each cell states its runs)"
     return [("suite", f"{meta.get('suite_version', '?')}, {meta.get('tier', '?')} tier ("
                       + ("standard" if meta.get("standard") else "non-standard") + ")"),
             ("runs", runs),

@@ -178,8 +178,9 @@ def bandsim_config_error():
 
 def test_the_recorders_bytes_per_pull_bound_what_the_audit_allocates():
     """The guard's estimate (0.9 KB per pull of the reference run and its neighbours, and
-    the many-run sample's pulls) bounds the measured peak, within a factor 4: tracemalloc
-    sees numpy's allocations."""
+    the many-run sample's pulls, the shorter-horizon top-up included) bounds the measured
+    peak, within a factor 5 (the top-up is charged its whole work though a T-dependent
+    scale, as DP-UCB's, keeps none of it): tracemalloc sees numpy's allocations."""
     import tracemalloc
 
     from bandsim import resources, wholerun
@@ -194,7 +195,7 @@ def test_the_recorders_bytes_per_pull_bound_what_the_audit_allocates():
         tracemalloc.stop()
     need = (resources.RECORD_BYTES_PER_PULL * 50_000
             + resources.SAMPLE_BYTES_PER_PULL * sample_pulls(50_000))
-    assert peak <= need < 4 * peak
+    assert peak <= need < 5 * peak
 
 
 def test_runs_beyond_a_day_by_the_cost_model_need_yes(tmp_path, monkeypatch, capsys):

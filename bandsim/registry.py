@@ -552,12 +552,12 @@ def get_algorithm(name: "str | Algorithm") -> "Algorithm":
     if isinstance(name, Algorithm):  # a declaration: only the registered one of its name
         if algos.get(name.name) is not name:
             raise ConfigError("algorithm", name.name,
-                              "this Algorithm object is not the registered declaration of its "
-                              "name: register it first (bandsim.register(algo)) and pass its "
-                              "name")
+                              "this Algorithm object is not the registered declaration of its name: "
+                              "register it first (bandsim.register(algo)) and pass its name")
         return name
-    if not isinstance(name, str) or getattr(algos.get(name), "task", None) != "regret":
-        raise ConfigError("algorithm", name, f"must be one of {', '.join(algorithms())}")
+    if (task := getattr(algos.get(name), "task", None) if isinstance(name, str) else None) != "regret":
+        raise ConfigError("algorithm", name, f"must be one of {', '.join(algorithms())}" if task != "identification"
+                          else f"is a best-arm identification algorithm: bandsim.simulate_bai or `bandsim run {name} --delta D`")
     return algos[name]
 
 

@@ -207,8 +207,10 @@ def _check_identifier(algo, epsilon):
         try:
             r = bai_audit.whole_run(algo.name, epsilon, runs=200, seed=1, budget=10**6)
             out.append(("whole-run audit", r["verdict"], f"{r['releases']:,} recorded releases "
-                        f"of {r['runs']} runs: scale as declared {r['scale_ok']}, blocks "
-                        f"within τ {r['blocks_ok']}, KS p = {r['ks_pvalue']:.3g}"))
+                        f"of {r['runs']} runs: scale as declared {r['scale_ok']}, one "
+                        f"episode sum per user {r['blocks_ok']}, replays unchanged "
+                        f"{r['replay_ok']}, KS p = {r['ks_pvalue']:.3g}"
+                        + (f"; {r['failures'][0]}" if r["failures"] else "")))
         except Exception as e:
             out.append(("whole-run audit", "FAIL", f"{type(e).__name__}: {e}"))
     try:

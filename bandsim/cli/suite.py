@@ -97,6 +97,8 @@ def cmd_suite(args, console):
             raise ConfigError("algorithms", args.algorithms, "give at least one algorithm name")
     algorithms, identification = bai_board.split(algorithms)  # regret / best-arm identification
     out = args.out or f"suite-{SUITE_VERSION}" + ("-quick" if args.tier == "quick" else "")
+    if algorithms == []:  # only identification names: the BAI board alone, never an empty one
+        return _identification_only(args, console, out, identification)
     old = lb.read(args.compare) if args.compare is not None else None  # fail before any work
     term = wide_console()
     if args.dry_run:
@@ -146,3 +148,24 @@ def cmd_suite(args, console):
                       "not ranked (see the \"failed audit\" table)", highlight=False)
         status = 1
     return status
+
+
+def _identification_only(args, console, out, names):
+    """``--algorithms`` naming best-arm identification algorithms only: their board alone
+    (no regret board); a regret-board flag is refused in one line, before any work."""
+    for dest, flag in (("compare", "--compare"), ("backend", "--backend"),
+                       ("scheduler", "--scheduler")):
+        if getattr(args, dest, None) is not None:
+            raise ConfigError(dest, getattr(args, dest), f"{flag} is for the regret board; "
+                                                         f"--algorithms {args.algorithms} names "
+                                                         "best-arm identification algorithms only")
+    term = wide_console()
+    if args.dry_run:
+        term.print(f"no regret configurations: --algorithms names best-arm identification "
+                   f"algorithms only ({', '.join(names)}); their board: C1–C4, K = 5, δ = 0.01, "
+                   "ε ∈ {0.1, 1} (no declared run cost)", highlight=False)
+        return 0
+    check_out_dir(out)
+    console.print(f"regret board: not run (--algorithms names best-arm identification "
+                  f"algorithms only: {', '.join(names)})", highlight=False)
+    return bai_board.run(args.tier, out, console, names, args.runs, args.threads, term)

@@ -12,8 +12,8 @@ algorithms are ranked by mean τ among those that
   is is listed as **failing correctness** and not ranked;
 * pass their privacy audit (:func:`bandsim.bai.audit.exact`); a FAIL is
   never ranked; an algorithm without an exact per-plan audit (an engine other
-  than the elimination engine; ``bandsim audit NAME --whole-run`` checks its
-  recorded releases) is ranked after every audited one;
+  than the elimination and top-two engines; ``bandsim audit NAME --whole-run``
+  checks its recorded releases) is ranked after every audited one;
 * have no censored run (a mean over runs that stopped, with some that did not,
   understates E[τ]): listed as censored, not ranked.
 

@@ -2,12 +2,13 @@
 
 Exact: the top-two engine's episode sums are audited at the scale its plan hands
 the kernel (a plan at 0.8/ε FAILs). Sampled: the release primitive at that scale.
-Whole run (:mod:`bandsim.bai.wholerun`): a mutant of the release the top-two engine
-calls (:func:`kernels._jit.rebind`, compiled once, the mutation chosen by an extra
-entry of the plan's ``fpar``) with its noise drawn at 80 % of the recorded scale,
-the true sum released, one noise shared by two arms' k-th episodes, or the engine
-reading the true sum where it reads the release: each FAILs with a line naming
-the check and (for the laws) the release class.
+Whole run (:mod:`bandsim.bai.wholerun`): a mutant of the release both engines call
+(:func:`kernels._jit.rebind`, compiled once per engine, the mutation chosen by an
+extra entry of the plan's ``fpar``) with its noise drawn at 80 % of the recorded
+scale, the true sum released, arm 1 reusing the noise of arm 0's last episode
+(epoch) of its size, or the engine reading the true sum where it reads the
+release: each FAILs with a line naming the check and (for the laws) the release
+class.
 """
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from numba import njit
 
 from bandsim.bai import audit, declarations
 from bandsim.cli import main
-from bandsim.kernels import codes, record, toptwo
+from bandsim.kernels import bai, codes, record, toptwo
 from bandsim.kernels._jit import rebind
 
 C3 = audit.C3
@@ -67,8 +68,8 @@ def _mutant_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm):
         z *= 0.8
     elif mode == 2.0:  # the true sum released
         z = 0.0
-    elif mode == 3.0:  # arm 1's k-th episode reuses arm 0's k-th noise
-        k = 0 if t0 == arm else 1 + np.int64(np.log2(n) + 0.5)
+    elif mode == 3.0:  # arm 1 reuses the noise of arm 0's last episode (epoch) of its size
+        k = np.int64(np.log2(n) + 0.5)
         if arm == 0:
             fpar[2 + k] = z
         elif arm == 1 and fpar[2 + k] != 0.0:  # once arm 0 has had a k-th episode
@@ -78,22 +79,26 @@ def _mutant_estimate(rng, mech, rcode, rpar, n, fpar, ipar, rec, run, t0, arm):
 
 
 @pytest.fixture(scope="module")
-def mutant_engine():
-    return rebind(toptwo.run_shard, {"batch_estimate": _mutant_estimate})
+def mutant_engines():
+    return {m: rebind(m.run_shard, {"batch_estimate": _mutant_estimate}) for m in (toptwo, bai)}
 
 
+@pytest.mark.parametrize("name, kernel", [("adap-tt", toptwo), ("dp-se-bai", bai)])
 @pytest.mark.parametrize("mode, start", [
-    (1.0, "(g) law: release class laplace (n = 1, scale 1)"),
-    (2.0, "(g) law: release class laplace (n = 1, scale 1)"),
+    (1.0, "(g) law: release class laplace (n = "),
+    (2.0, "(g) law: release class laplace (n = "),
     (3.0, "(h) independence: pair class across arms, the k-th release of one tag (laplace"),
     (4.0, "(r) replay: every other reward mirrored"),
 ])
-def test_hand_made_mutants_fail_with_a_line_naming_class_and_check(mutant_engine,
-                                                                   monkeypatch, mode, start):
-    monkeypatch.setattr(toptwo, "run_shard", mutant_engine)
-    plan = _plan()
-    plan.tables = plan.tables._replace(fpar=np.r_[plan.tables.fpar[0], mode, np.zeros(70)])
-    r = audit.whole_run("adap-tt", 1.0, runs=300, seed=3, plan=plan)
+def test_hand_made_mutants_fail_with_a_line_naming_class_and_check(mutant_engines, monkeypatch,
+                                                                   name, kernel, mode, start):
+    monkeypatch.setattr(kernel, "run_shard", mutant_engines[kernel])
+    plan = _plan(name)
+    f = plan.tables.fpar  # (1,) top two, (S, K + 1, F) elimination: the mode beside the scale
+    fpar = np.zeros(f.shape[:-1] + (72,))
+    fpar[..., 0], fpar[..., 1] = f[..., 0], mode
+    plan.tables = plan.tables._replace(fpar=fpar)
+    r = audit.whole_run(name, 1.0, runs=300, seed=3, plan=plan)
     assert r["verdict"] == "FAIL"
     assert any(line.startswith(start) for line in r["failures"]), r["failures"]
 

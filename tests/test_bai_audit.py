@@ -35,6 +35,10 @@ def test_exact_audit_reads_the_top_two_plan_and_fails_a_thin_one(capsys):
     plan.tables.fpar[0] *= 0.8  # negative control: 20 % too little noise on every episode
     rep, = audit.exact("adap-tt", 0.1, plan=plan)
     assert not rep.passed and rep.rows[0].exact == pytest.approx(0.125)
+    # ... and one that releases the episode sums exactly (mechanism code NONE)
+    plan.tables = plan.tables._replace(mech=np.int64(codes.NONE))
+    none, = audit.exact("adap-tt", 0.1, plan=plan)
+    assert not none.passed and none.params["noise"] == "none"
     assert audit.has_exact(declarations.get("adap-tt-star"))
     assert not audit.has_exact(declarations.get("tt-ucb"))  # not private
 

@@ -28,6 +28,7 @@ Azize, Jourdan, Al Marjani & Basu (NeurIPS 2023), and AdaP-TT's (same paper, §4
 Laplace on each episode sum, episodes disjoint).
 """
 import dataclasses
+import math
 import time
 
 import numpy as np
@@ -35,6 +36,7 @@ import numpy as np
 from ..errors import ConfigError, check_int
 from ..kernels import codes
 from ..privacy.audit import audit_laplace
+from ..privacy.report import AuditReport, Row
 from ..privacy.sampled import sampled_audit
 from ..registry import get_mechanism
 from ..results import json_safe
@@ -90,7 +92,8 @@ def plan_scales(plan):
     list of (float, int)
         (scale, rewards in the sum) per distinct scale: the elimination tables'
         ``fpar[s, k, 0]`` of every reachable (stage, k), or the top-two
-        ``tables.fpar[0]`` (every episode, n = 1 reported).
+        ``tables.fpar[0]`` (every episode, n = 1 reported); [(0, 1)] when the plan
+        releases exact sums (mechanism code ``NONE``).
 
     Raises
     ------
@@ -98,9 +101,12 @@ def plan_scales(plan):
         The plan's mechanism code is not Laplace.
     """
     t = plan.tables
-    if int(np.asarray(t.mech)) != codes.LAPLACE:
-        raise ConfigError("mechanism", int(np.asarray(t.mech)), "the plan's releases are not "
-                                                                 "Laplace: no exact audit")
+    mech = int(np.max(t.mech))
+    if mech == codes.NONE:  # a private declaration whose plan releases exact sums
+        return [(0.0, 1)]
+    if mech != codes.LAPLACE:
+        raise ConfigError("mechanism", mech, "the plan's releases are not Laplace: no exact "
+                                             "audit")
     if t.fpar.ndim == 1:  # the top-two engine: one scale for every episode sum
         return [(float(t.fpar[0]), 1)]
     seen, out = set(), []
@@ -151,8 +157,12 @@ def exact(name, epsilon, delta=0.01, budget=10**8, plan=None):
         Not private, or no plan the audit reads.
     """
     prm, own = _plan(name, epsilon, delta, budget)
-    return [audit_laplace(b, prm["epsilon"], n, algorithm=name)
-            for b, n in plan_scales(own if plan is None else plan)]
+    return [audit_laplace(b, prm["epsilon"], n, algorithm=name) if b > 0 else AuditReport(
+        algorithm=name, guarantee="ε-DP, central", params=dict(n=n, epsilon=prm["epsilon"],
+                                                               noise="none"),
+        view="view: Σ r released exactly (the plan's mechanism code is NONE)",
+        rows=[Row("ε (max log-density ratio)", float(prm["epsilon"]), math.inf, short="ε")])
+        for b, n in plan_scales(own if plan is None else plan)]
 
 
 def sampled(name, epsilon, delta=0.01, draws=10**6, seed=0, budget=10**8, plan=None):

@@ -6,17 +6,18 @@ For each algorithm and point (instance, K, T) the script plans one configuration
 overhead), then times ``Prepared.run`` on one thread (CPU time of the process, so
 other work on a shared machine does not inflate it; the JIT is warmed first on a
 tiny run) and prints seconds per run and nanoseconds per unit of the
-algorithm's declared cost model (``T·K`` for the O(T) engines, ``K²·log₂T`` for
+algorithm's declared cost model (``T·K`` for the O(T) engines, ``K²·√K·log₂T`` for
 Lazy-DP-TS's event-driven engine, ``K·log₂T`` or ``K²`` for the episodic and
 batched ones), next to the declared figure.
 
 Points: C2 at K = 5 and the Open Bandit Dataset's 80 arms (the suite's smallest
 and largest K), T = 10⁶ and 10⁸ (only T = 10⁶, with a T = 10⁷ point at K = 5, for
-the O(T) engines, whose cost is linear in T by construction). ε = 1.
+the O(T) engines, whose cost is linear in T by construction; `--arms` adds other K, e.g.
+``--arms 5,10,20,80``). ε = 1.
 
 Usage (from the repository root; takes a few minutes on one core)::
 
-    .venv/bin/python benchmarks/run_cost.py [--only dp-ts,ucb1] [--json out.json]
+    .venv/bin/python benchmarks/run_cost.py [--only dp-ts,ucb1] [--arms 5,10,80] [--json out.json]
 """
 import argparse
 import json
@@ -82,6 +83,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", default=None, help="comma-separated algorithms")
     p.add_argument("--json", default=None, help="write the rows here")
+    p.add_argument("--arms", default="5,80",
+                   help="K of the points, comma-separated (C2 with K arms; 80: the OBD "
+                        "instance); default the suite's smallest and largest")
     a = p.parse_args()
     names = a.only.split(",") if a.only else [n for n in registry.algorithms()
                                                if registry.is_builtin(n)]
@@ -91,8 +95,10 @@ def main():
         if "bernoulli" not in algo.rewards:
             continue
         linear = algo.cost == "horizon" and run_cost(algo, 5, 10**8) > 5
-        points = ([(5, 10**6), (5, 10**7), (80, 10**6)] if linear
-                  else [(5, 10**6), (5, 10**8), (80, 10**6), (80, 10**8)])
+        arms = [int(k) for k in a.arms.split(",")]
+        points = ([(5, 10**7)] if linear and 5 in arms else []) + [
+            (k, t) for k in arms for t in ((10**6,) if linear else (10**6, 10**8))]
+        points.sort()
         rows += measure(name, points)
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=1) + "\n")

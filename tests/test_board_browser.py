@@ -2,14 +2,18 @@
 local link resolves, and the page logs no console error.
 
 A tiny board (one instance, two ε, three algorithms of three trust models and their
-counterparts, T = 2·10⁴, 8 runs) is built once through the CLI and served over HTTP on localhost from a thread; Chromium (Debian's
+counterparts, T = 2·10⁴, 8 runs; a best-arm identification board of DP-SE and its
+non-private reference on C1 and C2, 20 runs) is built once through the CLI and served over
+HTTP on localhost from a thread; Chromium (Debian's
 ``chromium``, which ``.ci/run`` installs) is driven through Playwright. Without
 ``/usr/bin/chromium`` or ``playwright`` the browser test is skipped with the reason (a
 developer machine without apt); on CI (``CI`` set) both are installed, and a missing one
 fails the test.
 """
 import functools
+import html
 import http.server
+import json
 import os
 import shutil
 import threading
@@ -19,7 +23,7 @@ from urllib.parse import urljoin, urlparse
 import pytest
 
 from bandsim.cli import main
-from bandsim.studies import board_compare, board_render
+from bandsim.studies import bai_board, bai_render, board_compare, board_render
 from bandsim.studies import leaderboard as lb
 from bandsim.studies import suite
 
@@ -38,6 +42,9 @@ def board(tmp_path_factory):
     out = tmp_path_factory.mktemp("board") / "a"
     with pytest.MonkeyPatch.context() as mp:
         mp.setitem(suite.TIERS, "quick", TINY)
+        mp.setattr(bai_board, "INSTANCES", ("C1", "C2"))
+        mp.setattr(bai_board, "board", lambda tier, names, runs, threads: bai_board.rows(
+            tier, ["dp-se-bai", "se-bai"], 20, threads))
         assert main(["suite", "--quick", "--out", str(out), "--no-progress", "--no-cells"]) == 0
     return out
 
@@ -53,10 +60,41 @@ def test_the_html_board_states_versions_tier_runs_verdicts_and_figures(board):
         rel = f"figures/regret-vs-eps-{board_render.slug(trust)}.svg"
         assert (board / rel).stat().st_size > 1000 and f"src='{rel}'" in text
         assert f"]({rel})" in (board / "leaderboard.md").read_text()
-    assert text.count("<img ") == len(trusts) >= 3
+    assert text.count("<img ") == len(trusts) + 1 >= 4  # and the identification board's
     for r in rows:  # every configuration's verdict is on the page, in its cell's row
         assert lb.verdict_text(r) in text
     assert text.count("<td class='pass'>PASS ") == sum(r["verdict"] == "PASS" for r in rows) > 0
+
+
+def test_the_boards_show_the_identification_board_and_its_figure(board):
+    """Every identification row (E[τ] ± CI, Clopper–Pearson interval, censored, bound, verdict)
+    is on both pages, with the τ-vs-ε figure and the JSON beside them."""
+    text, md = ((board / f).read_text() for f in ("leaderboard.html", "leaderboard.md"))
+    bai = json.loads((board / "bai_board.json").read_text())
+    assert {r["algorithm"] for r in bai} == {"dp-se-bai", "se-bai"} and len(bai) == 8
+    assert "Best-arm identification (fixed confidence δ = 0.01)" in text
+    for r in bai:
+        cells = [bai_render._row(r)[i] for i in (5, 7, 8, 9, 12)]  # τ, error CI, censored, …
+        assert any(all(c in line for c in cells) for line in md.splitlines()), cells
+        assert all(html.escape(c) in text for c in cells)
+    assert (board / bai_render.FIGURE).stat().st_size > 1000
+    assert f"src='{bai_render.FIGURE}'" in text and f"]({bai_render.FIGURE})" in md
+    assert "href='bai_board.json'" in text
+
+
+def test_the_identification_board_marks_what_it_cannot_rank(board):
+    """A heuristic threshold is marked not provably δ-correct (in its row only), and a row
+    failing correctness is shown unranked with its status."""
+    rows = json.loads((board / "bai_board.json").read_text())
+    rows[0] = dict(rows[0], threshold="heuristic")
+    rows[1] = dict(rows[1], status="fails correctness (error rate > δ)", rank=None,
+                   errors=9, error_rate=9 / rows[1]["stopped"])
+    sec = bai_render.bai_section(rows, {}, board / "tmp")
+    marked = [r for r in sec.rows if "not provably δ-correct" in r[-1]]
+    assert len(marked) == 1 and marked[0][4] == "heuristic"
+    failing = [r for r in sec.rows if r[-1].startswith("fails correctness")]
+    assert len(failing) == 1 and failing[0][2] == "-" and failing[0][6].startswith("9/")
+    assert all(r[-1] == "ranked" for r in sec.rows if r not in marked + failing)
 
 
 def test_a_board_compared_with_itself_moves_nothing(board, tmp_path):

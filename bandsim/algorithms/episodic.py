@@ -377,9 +377,10 @@ def _declare(name, summary, source, params, plan, rewards, provisional=False, fa
 #: per-round reference: K Beta draws a round); DP-TS: K Beta draws a round.
 KLUCB_COST = RunCost(14_200.0, "K²", "14,180 at K = 80, T = 10⁸")
 DP_KLUCB_COST = RunCost(3_110.0, "K·log₂T", "3,106 at K = 80, T = 10⁶")
-LAZY_COSTS = {"events": RunCost(56_000.0, "K²·log₂T", "55,342 at K = 80, T = 10⁸"),
+LAZY_COSTS = {"events": RunCost(6_500.0, "K²·√K·log₂T",
+                                "6,490 at K = 5, T = 10⁶; 6,230 at K = 80, T = 10⁸"),
               "per-round": ROUND_COST}
-DP_TS_COST = RunCost(63.0, "T·K", "62.4 at K = 5, T = 10⁷; 44 at K = 80, T = 10⁶")
+DP_TS_COST = RunCost(55.0, "T·K", "55.0 at K = 5, T = 10⁷; 39 at K = 80, T = 10⁶")
 
 
 def lazy_dp_ts_cost(params):

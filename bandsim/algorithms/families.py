@@ -54,7 +54,7 @@ from .base import (EpisodicPlan, SamplerPlan, UcbPlan, laplace_claim, per_round_
 EPISODES_COST = RunCost(360.0, "K·log₂T", "vb-sdp-ae: 350 at K = 5, T = 10⁶")
 INDEX_COST = RunCost(1_220.0, "K·log₂T", "dp-imed: 1,219 at K = 80, T = 10⁶")
 STEP_COST = RunCost(7.7, "T·K", "ucb1: 7.64 at K = 80, T = 10⁶")
-ROUND_COST = RunCost(63.0, "T·K", "dp-ts: 62.4 at K = 5, T = 10⁷")
+ROUND_COST = RunCost(55.0, "T·K", "dp-ts: 55.0 at K = 5, T = 10⁷")
 
 def _index_types():
     from numba.core import types

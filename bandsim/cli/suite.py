@@ -118,7 +118,8 @@ def cmd_suite(args, console):
                                       progress=args.progress, overwrite=args.overwrite)
     lb.rank_rows(rows)
     board = lb.board_rows(rows)
-    paths = lb.write(out, rows, board, meta)
+    bai = bai_board.board(args.tier, identification, args.runs, args.threads)
+    paths = lb.write(out, rows, board, meta, bai=bai)
     show_cells = args.cells if args.cells is not None else len(rows) <= 200
     term.print(f"[bold]{lb.title_of(meta)}[/]")
     for line in lb.header_lines(meta, rows):
@@ -141,7 +142,7 @@ def cmd_suite(args, console):
         console.print(f"[bold red]{len(meta['errors'])} configuration(s) failed[/] "
                       "(see the Skipped table and suite.json)")
         status = 1
-    status |= bai_board.run(args.tier, out, console, identification, args.runs, args.threads, term)
+    status |= bai_board.report(bai, out, console, term)
     failed = sorted({b["algorithm"] for b in board if b.get("failed")})
     if failed:
         console.print(f"[bold red]privacy audit FAILed[/] for {plain(', '.join(failed))}: "

@@ -97,6 +97,7 @@ def rows(tier="quick", algorithms=None, runs=None, threads=None, seed=1):
                 r = dict(done[inst])
                 r["epsilon_cell"] = eps
                 r["private"] = private
+                r["threshold"] = threshold_of(algo)
                 r["audit"] = "-"
                 if private and audit.has_exact(algo):
                     r["audit"] = "PASS" if all(x.passed for x in audit.exact(name, eps, DELTA)) \
@@ -123,6 +124,17 @@ def rows(tier="quick", algorithms=None, runs=None, threads=None, seed=1):
                     rank += 1
                     r["rank"] = rank
     return out
+
+
+def threshold_of(algo):
+    """The stopping threshold a declaration runs at its defaults (its ``threshold`` parameter's
+    default, else its engine's table when it keeps the engine's stopping rule), or None (an
+    elimination rule, or a stopping rule of its own, as TTUCB's Eq. 5.10)."""
+    p = algo.param("threshold")
+    if p is not None:
+        return p.default
+    own_stop = getattr(algo, "stop", None) is not getattr(type(algo), "stop", None)
+    return None if own_stop else getattr(algo, "threshold", None)
 
 
 def table(board):
@@ -156,18 +168,40 @@ def table(board):
     return t
 
 
-def run(tier, out, console, algorithms=None, runs=None, threads=None, term=None):
-    """Run the board, print it, write ``out/bai_board.json``; 1 if an audit fails, else 0.
+def board(tier, algorithms=None, runs=None, threads=None):
+    """The board's rows for ``bandsim suite``, or None when it has none.
 
     Parameters
     ----------
     tier : {"quick", "full"}
-    out : path
-    console : rich.console.Console
     algorithms : list of str, optional
         As :func:`split`'s second item (None: all, unless the regret tier of
         :mod:`bandsim.studies.suite` names its algorithms; empty: no board).
     runs, threads : int, optional
+
+    Returns
+    -------
+    list of dict or None
+        :func:`rows`.
+    """
+    if algorithms is None:  # a tier restricted to named algorithms keeps its restriction
+        named = getattr(TIERS_OF.get(tier), "algorithms", None)
+        algorithms = None if named is None else [a for a in named if a in declarations.ALGORITHMS]
+    if algorithms is not None and not algorithms:
+        return None
+    return rows(tier, algorithms, runs, threads)
+
+
+def report(board, out, console, term=None):
+    """Print the board, write ``out/bai_board.json``; 1 if an audit fails, else 0 (and 0 when
+    ``board`` is None).
+
+    Parameters
+    ----------
+    board : list of dict or None
+        :func:`board`.
+    out : path
+    console : rich.console.Console
     term : rich.console.Console, optional
         Where the table goes (default ``console``).
 
@@ -175,15 +209,32 @@ def run(tier, out, console, algorithms=None, runs=None, threads=None, term=None)
     -------
     int
     """
-    if algorithms is None:  # a tier restricted to named algorithms keeps its restriction
-        named = getattr(TIERS_OF.get(tier), "algorithms", None)
-        algorithms = None if named is None else [a for a in named if a in declarations.ALGORITHMS]
-    if algorithms is not None and not algorithms:
+    if board is None:
         return 0
-    board = rows(tier, algorithms, runs, threads)
     (term or console).print(table(board))
     path = Path(out) / "bai_board.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(board, default=str, indent=1))
     console.print(f"wrote {path}", highlight=False)
     return 1 if any(r["audit"] == "FAIL" for r in board) else 0
+
+
+def run(tier, out, console, algorithms=None, runs=None, threads=None, term=None):
+    """:func:`board` then :func:`report`: run the board, print it, write
+    ``out/bai_board.json``; 1 if an audit fails, else 0.
+
+    Parameters
+    ----------
+    tier : {"quick", "full"}
+    out : path
+    console : rich.console.Console
+    algorithms : list of str, optional
+        As :func:`board`.
+    runs, threads : int, optional
+    term : rich.console.Console, optional
+
+    Returns
+    -------
+    int
+    """
+    return report(board(tier, algorithms, runs, threads), out, console, term)

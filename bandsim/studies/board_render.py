@@ -15,6 +15,7 @@ paths, so the directory can be published as it is.
 import html
 import math
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..atomic import save_figure
@@ -33,6 +34,19 @@ CSS = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:95em}"
        "th,td{border:1px solid #ccc;padding:0.2em 0.5em;text-align:left;font-size:0.9em}"
        "th{background:#f2f2f2}td.pass{color:#070}td.fail{color:#b00;font-weight:bold}"
        "figure{margin:1em 0}img{max-width:100%;height:auto}")
+
+
+@dataclass
+class Section:
+    """A titled table (rendered to the terminal, Markdown and HTML alike); ``figure`` is an
+    optional (relative path, alt text) drawn after it in Markdown and HTML."""
+
+    title: str
+    columns: list
+    rows: list = field(default_factory=list)
+    caption: str = ""
+    level: int = 3
+    figure: tuple = None
 
 
 def slug(text):
@@ -75,7 +89,7 @@ def _minor_tick(y, _pos=None):
     return _tick(y) if lead in (2, 5) else ""
 
 
-def _axes_scales(ax, eps):
+def axes_scales(ax, eps):
     """Log ε axis ticked at the suite's ε; log regret axis when the panel spans a decade,
     else linear. Labels are plain text: log axes default to mathtext, which took 3/4 of
     the drawing time."""
@@ -94,6 +108,24 @@ def _axes_scales(ax, eps):
     else:
         ax.set_ylim(lo, hi)
         ax.yaxis.set_major_formatter(FuncFormatter(_tick))
+
+
+def footer_of(meta, what):
+    """A figure's provenance footer: suite version, tier, the versions, then ``what``."""
+    v = meta.get("versions", {})
+    return (f"bandsim suite {meta.get('suite_version', '?')}, {meta.get('tier', '?')} tier; "
+            f"bandsim {v.get('bandsim', '?')}, numpy {v.get('numpy', '?')}, "
+            f"numba {v.get('numba', '?')}; {what}")
+
+
+def save_svg(fig, out, rel, meta):
+    """Write ``fig`` to ``out/rel`` as SVG without a date and with a fixed hash salt (the same
+    bytes on the same versions)."""
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.hashsalt": "bandsim-suite", "svg.fonttype": "none"}):
+        save_figure(fig, Path(out) / rel, metadata={
+            "Date": None, "Creator": f"bandsim {meta.get('versions', {}).get('bandsim')}"})
 
 
 def regret_figures(rows, meta, out):
@@ -116,19 +148,14 @@ def regret_figures(rows, meta, out):
         (trust model, path relative to ``out``, alt text), in the board's trust order.
         A trust model without private entries that take an ε has no figure.
     """
-    import matplotlib
-
     seen = []
     for r in rows:
         if r["trust"] not in seen:
             seen.append(r["trust"])
     ref = {(r["algorithm"], r["instance"], int(r["horizon"])): r for r in rows
            if not r["private"]}
-    v = meta.get("versions", {})
-    footer = (f"bandsim suite {meta.get('suite_version', '?')}, {meta.get('tier', '?')} tier; "
-              f"bandsim {v.get('bandsim', '?')}, numpy {v.get('numpy', '?')}, "
-              f"numba {v.get('numba', '?')}; mean final pseudo-regret ± 95 % CI over runs; "
-              "horizontal lines: non-private counterparts")
+    footer = footer_of(meta, "mean final pseudo-regret ± 95 % CI over runs; "
+                             "horizontal lines: non-private counterparts")
     made = []
     for trust in seen:
         panels = _panels(rows, trust)
@@ -152,7 +179,7 @@ def regret_figures(rows, meta, out):
                 if c is not None and _finite(c["regret_mean"]):
                     plot_level(ax, c["regret_mean"], c["regret_ci95"], index=len(names) + j,
                                label=f"{name} (non-private)")
-            _axes_scales(ax, sorted({r["epsilon"] for rs in algos.values() for r in rs}))
+            axes_scales(ax, sorted({r["epsilon"] for rs in algos.values() for r in rs}))
             ax.set_title(f"{inst}, T = {T:.0e}", fontsize=9)
             ax.set_xlabel("ε", fontsize=8)
             ax.set_ylabel("final pseudo-regret", fontsize=8)
@@ -160,9 +187,7 @@ def regret_figures(rows, meta, out):
         shared_legend(fig, axes)
         provenance(fig, f"{trust}: regret against ε", footer)
         rel = f"{FIGURES}/regret-vs-eps-{slug(trust)}.svg"
-        with matplotlib.rc_context({"svg.hashsalt": "bandsim-suite", "svg.fonttype": "none"}):
-            save_figure(fig, Path(out) / rel, metadata={"Date": None,
-                                                         "Creator": f"bandsim {v.get('bandsim')}"})
+        save_svg(fig, out, rel, meta)
         made.append((trust, rel, f"{trust}: mean final pseudo-regret of each algorithm "
                                  f"against ε, one panel per instance and T"))
     return made
@@ -202,7 +227,14 @@ def provenance_rows(meta):
             ("created", str(meta.get("created", "?")))]
 
 
-def to_html(secs, title, lines, legend="", figures=(), meta=None):
+def figure_html(rel, alt, caption):
+    """An ``<figure>`` linking and showing the SVG at ``rel`` (escaped)."""
+    e = html.escape
+    return (f"<figure><a href='{e(rel)}'><img src='{e(rel)}' alt='{e(alt)}'></a>"
+            f"<figcaption>{e(caption)}</figcaption></figure>")
+
+
+def to_html(secs, title, lines, legend="", figures=(), meta=None, files=DATA_FILES):
     """The board as one HTML page.
 
     Parameters
@@ -220,6 +252,8 @@ def to_html(secs, title, lines, legend="", figures=(), meta=None):
     meta : dict, optional
         The suite's metadata: a "made with" table (:func:`provenance_rows`) and the
         links to the board's data files.
+    files : sequence of (str, str)
+        (file name, what it holds) of the data files linked (default :data:`DATA_FILES`).
 
     Returns
     -------
@@ -235,14 +269,12 @@ def to_html(secs, title, lines, legend="", figures=(), meta=None):
         out.append("<table>" + "".join(f"<tr><th>{e(k)}</th><td>{e(x)}</td></tr>"
                                        for k, x in provenance_rows(meta)) + "</table>")
         out.append("<p>Files: " + ", ".join(f"<a href='{e(f)}'>{e(f)}</a> ({e(what)})"
-                                            for f, what in DATA_FILES) + "</p>")
+                                            for f, what in files) + "</p>")
     if legend:
         out.append(f"<p><small>{e(legend)}</small></p>")
     if figures:
         out.append("<h2>Regret against ε</h2>")
-        for trust, rel, alt in figures:
-            out.append(f"<figure><a href='{e(rel)}'><img src='{e(rel)}' alt='{e(alt)}'></a>"
-                       f"<figcaption>{e(trust)}</figcaption></figure>")
+        out += [figure_html(rel, alt, trust) for trust, rel, alt in figures]
     for s in secs:
         out.append(f"<h{s.level}>{e(s.title)}</h{s.level}><table><tr>"
                    + "".join(f"<th>{e(c)}</th>" for c in s.columns) + "</tr>")
@@ -256,9 +288,11 @@ def to_html(secs, title, lines, legend="", figures=(), meta=None):
         out.append("</table>")
         if s.caption:
             out.append(f"<p>{e(s.caption)}</p>")
+        if s.figure:
+            out.append(figure_html(*s.figure, s.figure[1]))
     out.append("</body></html>")
     return "\n".join(out)
 
 
-__all__ = ["CSS", "DATA_FILES", "FIGURES", "provenance_rows", "regret_figures", "slug",
-           "to_html"]
+__all__ = ["CSS", "DATA_FILES", "FIGURES", "Section", "axes_scales", "figure_html", "footer_of",
+           "provenance_rows", "regret_figures", "save_svg", "slug", "to_html"]

@@ -25,14 +25,14 @@ and, with ``compare``, ``compare.md``.
 import html
 import json
 import math
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import confidence
 from ..atomic import write_parquet, write_text
 from ..errors import ConfigError
 from ..privacy.sampled import sampler_status
-from .board_render import regret_figures, to_html
+from .bai_render import BAI_FILE, bai_section
+from .board_render import DATA_FILES, Section, regret_figures, to_html
 
 NONE_TRUST = "none"
 
@@ -281,17 +281,6 @@ def _secs(s):
     return f"{s:.1f} s" if s < 600 else f"{s / 60:.0f} min"
 
 
-@dataclass
-class Section:
-    """A titled table (rendered to the terminal, Markdown and HTML alike)."""
-
-    title: str
-    columns: list
-    rows: list = field(default_factory=list)
-    caption: str = ""
-    level: int = 3
-
-
 def board_section(trust, board):
     s = Section(f"{trust}" if trust != NONE_TRUST else "none (non-private references)",
                 ["#", "algorithm", "mean rank", "cells", "wins", "confidence",
@@ -484,6 +473,8 @@ def markdown(secs, title, lines, legend=LEGEND, figures=()):
         out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in s.rows]
         if s.caption:
             out += ["", s.caption]
+        if s.figure:
+            out += ["", f"![{s.figure[1]}]({s.figure[0]})"]
         out.append("")
     return "\n".join(out)
 
@@ -506,8 +497,14 @@ def title_of(meta):
     return f"bandsim suite {meta['suite_version']} — {meta['tier']} leaderboard"
 
 
-def write(out, rows, board, meta):
-    """Write the board's files into directory ``out`` (created); returns their paths."""
+def write(out, rows, board, meta, bai=None):
+    """Write the board's files into directory ``out`` (created); returns their paths.
+
+    ``bai``: the best-arm identification board's rows
+    (:func:`bandsim.studies.bai_board.rows`), shown after the regret board with its figure
+    (:mod:`bandsim.studies.bai_render`; its ``bai_board.json`` is written by
+    :func:`bandsim.studies.bai_board.report`); None: no such section.
+    """
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ConfigError("out", str(out), "must be a directory (it is a file)")
@@ -518,8 +515,14 @@ def write(out, rows, board, meta):
                                      ("rows", "rows.parquet"), ("board", "board.parquet"),
                                      ("json", "suite.json"))}
     figures = regret_figures(rows, meta, out) if rows else []
+    files = DATA_FILES
+    if bai:
+        secs.append(bai_section(bai, meta, out))
+        files += (BAI_FILE,)
+        if secs[-1].figure:
+            paths["figure best-arm identification"] = out / secs[-1].figure[0]
     _write_text(paths["md"], markdown(secs, title, lines, figures=figures))
-    _write_text(paths["html"], to_html(secs, title, lines, LEGEND, figures, meta))
+    _write_text(paths["html"], to_html(secs, title, lines, LEGEND, figures, meta, files))
     small = {k: v for k, v in meta.items() if k not in ("skipped", "errors")}
     _write_parquet(paths["rows"], rows, small)
     _write_parquet(paths["board"], board, small)

@@ -281,6 +281,73 @@ def _stop(kind, hook, mt, nt, c):
     raise ValueError("toptwo engine: unknown stopping code")
 
 
+@jit_inline
+def tc_segment(b, w, cnt, lim, u, nf, lb, nlb, beta, t, budget):
+    """Step the pulls of the built-in TC challenger up to the next episode end, no draw.
+
+    The engine's inner loop for ``kinds[1] == TC`` with doubling episodes:
+    the same decisions, in the same floating-point arithmetic, as β-tracking
+    round by round with :func:`tc_argmin` at each challenger round, but the
+    leader's rounds are a tight loop of their own and each arm's
+    w_a·N_a and N_a (as float) are kept in ``u``, ``nf`` and updated only
+    for the pulled arm (bit-identical to recomputing them).
+
+    Parameters
+    ----------
+    b : int64
+        The leader.
+    w : float64 (K,)
+        Challenger weights of :func:`tc_weights` (w[b] unused).
+    cnt : int64 (K,)
+        Pulls per arm, updated in place.
+    lim : int64 (K,)
+        Pulls at which each arm's episode closes (2·N0_a).
+    u, nf : float64 (K,)
+        w_a·N_a and N_a as float on entry, updated in place.
+    lb, nlb : int64
+        Rounds with b as leader and pulls of b in them (β-tracking).
+    beta : float64
+    t, budget : int64
+        Pulls so far and T_max.
+
+    Returns
+    -------
+    (int64, int64, int64, int64)
+        The arm whose episode closed (−1: the budget is spent), lb, nlb, t.
+    """
+    K = cnt.shape[0]
+    a0 = np.int64(1) if b == 0 else np.int64(0)
+    limb = lim[b]
+    while True:
+        while t < budget and nlb <= beta * (lb + 1):  # leader rounds
+            lb += 1
+            nlb += 1
+            cnt[b] += 1
+            t += 1
+            if cnt[b] >= limb:
+                return b, lb, nlb, t
+        if t >= budget:
+            return np.int64(-1), lb, nlb, t
+        lb += 1  # a challenger round: tc_argmin(b, w, cnt), running minimum, lowest index
+        nb = float(cnt[b])
+        arg = a0
+        nn = nf[a0]
+        wn = u[a0]
+        for a in range(K):
+            if a == b:
+                continue
+            na = nf[a]
+            wa = u[a]
+            if wa * (nb + nn) < wn * (nb + na):
+                arg, wn, nn = a, wa, na
+        cnt[arg] += 1
+        nf[arg] = float(cnt[arg])
+        u[arg] = w[arg] * nf[arg]
+        t += 1
+        if cnt[arg] >= lim[arg]:
+            return arg, lb, nlb, t
+
+
 @jit
 def run_shard(rng, rcode, rpar, budget, tables, leader, challenger, stop, out_tau, out_rec,
               out_stopped, rec):
@@ -331,6 +398,10 @@ def run_shard(rng, rcode, rpar, budget, tables, leader, challenger, stop, out_ta
     mt = np.zeros(K)
     tot = np.zeros(K)
     w = np.zeros(K)
+    lim = np.zeros(K, np.int64)
+    u = np.zeros(K)
+    nf = np.zeros(K)
+    fast = kc == TC and not every
     for r in range(n_runs):
         t = np.int64(0)
         for a in range(K):  # one pull of each arm, released alone
@@ -344,6 +415,7 @@ def run_shard(rng, rcode, rpar, budget, tables, leader, challenger, stop, out_ta
             nt[a] = 1
             lead[a] = 0
             nlead[a] = 0
+            lim[a] = 2
         found = _stop(ks, stop, mt, nt, cs)
         b = np.int64(0)
         fresh = True
@@ -356,7 +428,12 @@ def run_shard(rng, rcode, rpar, budget, tables, leader, challenger, stop, out_ta
                 fresh = False
             a = np.int64(-1)
             lb, nlb = lead[b], nlead[b]
-            while t < budget:  # the deterministic pulls up to the next release: no draw
+            if fast:
+                for i in range(K):
+                    nf[i] = float(cnt[i])
+                    u[i] = w[i] * nf[i]
+                a, lb, nlb, t = tc_segment(b, w, cnt, lim, u, nf, lb, nlb, beta, t, budget)
+            while not fast and t < budget:  # the deterministic pulls up to the next release
                 lb += 1
                 if nlb <= beta * lb:
                     a = b
@@ -390,6 +467,7 @@ def run_shard(rng, rcode, rpar, budget, tables, leader, challenger, stop, out_ta
                                        t - m, a) / m
                 nt[a] = m
                 n0[a] = cnt[a]
+                lim[a] = 2 * cnt[a]
             fresh = True
             found = _stop(ks, stop, mt, nt, cs)
         out_stopped[r] = found >= 0

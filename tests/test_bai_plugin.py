@@ -6,7 +6,7 @@ group ``bandsim.plugins`` (as tests/test_loading.py builds one), with a negative
 controls beside it: a stop rule that ignores every threshold (it recommends the
 released argmax at the first release; the board must not rank it) and the docs' rule
 with 80 % of the declared noise on every episode sum (the whole-run check must FAIL it). One subprocess runs ``list``, ``run``,
-``sweep``, ``audit --whole-run``, ``suite`` and ``plugin check`` through
+``sweep``, ``audit`` (exact, ``--sampled``, ``--whole-run``), ``suite`` and ``plugin check`` through
 :func:`bandsim.cli.main`.
 """
 import json
@@ -58,6 +58,7 @@ codes = [main(["list"]),
          main(["sweep", out + "/s.toml", "--out", out + "/sw"]),
          main(["audit", "eb-tt-demo", "--epsilon", "1", "--whole-run", "--json"]),
          main(["audit", "eb-tt-demo", "--epsilon", "1"]),
+         main(["audit", "eb-tt-demo", "--epsilon", "1", "--sampled"]),
          main(["suite", "--quick", "--algorithms", "eb-tt-demo,greedy-tt", "--runs", "12",
                "--out", out + "/suite", "--no-progress"]),
          main(["plugin", "check", "tt-plugin"]),
@@ -76,10 +77,11 @@ def test_a_plugin_top_two_rule_runs_through_list_run_sweep_audit_and_suite(tmp_p
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout
     codes, n_swept, board = json.loads(out.rsplit("RESULT ", 1)[1])
-    # list, run, sweep, the whole-run and the exact audits (the scale the top-two engine
+    # list, run, sweep, the whole-run, exact and sampled audits (the scale the top-two engine
     # reads from the plug-in's plan) and the suite succeed
-    assert codes == [0, 0, 0, 0, 0, 0, 1, 1], (codes, proc.stderr[-2000:])
+    assert codes == [0, 0, 0, 0, 0, 0, 0, 1, 1], (codes, proc.stderr[-2000:])
     assert "eb-tt-demo ε=1 Lap(1): PASS" in out
+    assert "eb-tt-demo ε=1 sampled (release primitive): PASS" in out
     # listed in the identification table only (it comes after the regret tables)
     first = out.index("eb-tt-demo")
     assert out.index("best-arm identification, fixed confidence") < first

@@ -17,6 +17,7 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/engine_ratio.py --base ../base --rounds 10
     .venv/bin/python benchmarks/engine_ratio.py --base ../base --cases ucb1,dp-se --json out.json
     .venv/bin/python benchmarks/engine_ratio.py --base ../base --md benchmarks/engine-ratio-latest.md
+    .venv/bin/python benchmarks/engine_ratio.py --merge a.json,b.json --md pooled.md
 
 ``make bench`` runs this too when ``BANDSIM_BENCH_BASE`` names the base tree
 (``BANDSIM_BENCH_ROUNDS`` rounds, default 7), writing ``.benchmarks/engine-ratio.json``.
@@ -168,37 +169,75 @@ def _git(tree, *args):
         return "?"
 
 
+def summarise(got):
+    """Minima, their ratio and the paired ratios of one case's calls (``got``: tree → CPU
+    seconds, call by call, the two lists taken back to back)."""
+    pairs = sorted(x / y for x, y in zip(got["this"], got["base"]))
+    return dict(this=min(got["this"]), base=min(got["base"]),
+                ratio=min(got["this"]) / min(got["base"]), paired=statistics.median(pairs),
+                paired_iqr=[pairs[len(pairs) // 4], pairs[3 * len(pairs) // 4]],
+                paired_range=[pairs[0], pairs[-1]], rounds=len(pairs), calls=got)
+
+
+def merge(paths):
+    """One report pooling the calls of several (``--json`` files of runs against the same
+    base): per case, every run's calls concatenated and summarised again."""
+    reports = [json.loads(Path(p).read_text()) for p in paths]
+    calls = {}
+    for rep in reports:
+        for case, v in rep["cases"].items():
+            got = calls.setdefault(case, {"this": [], "base": []})
+            for t in got:
+                got[t] += v["calls"][t]
+    runs = [run for rep in reports for run in rep["runs"]]
+    return dict(base=reports[0]["base"], runs=runs,
+                cases={c: summarise(got) for c, got in calls.items()})
+
+
 def markdown(report, command):
     """The report as Markdown: provenance, the notes and one row per case (str)."""
     out = ["# Engine speed against a base tree, same run",
            "",
-           f"Command (repository root): `{command}`",
+           f"Written by (repository root): `{command}`",
            "",
-           f"- this tree: `{report['this_commit']}`; base: `{report['base_commit']}` "
-           f"(`{report['base']}`)",
-           f"- {report['rounds']} interleaved rounds per case; {report['date']}; load average "
-           f"{report['load'][0]} at the start, {report['load'][1]} at the end",
-           "",
-           NOTES.format(limit=LIMIT),
-           "| case | this s (min) | base s (min) | ratio of minima | paired median "
-           "| paired quartiles | paired min–max | flag |",
-           "|---|---:|---:|---:|---:|---|---|---|"]
+           f"Base: `{report['base']}`. Runs pooled here (each interleaved, same process per "
+           "tree):",
+           ""]
+    for run in report["runs"]:
+        out.append(f"- `{run['command']}` — this tree `{run['this_commit']}`, base "
+                   f"`{run['base_commit']}`, {run['date']}, load average {run['load'][0]} at "
+                   f"the start, {run['load'][1]} at the end (2 vCPUs, shared)")
+    out += ["",
+            NOTES.format(limit=LIMIT),
+            "| case | rounds | this s (min) | base s (min) | ratio of minima | paired median "
+            "| paired quartiles | paired min–max | flag |",
+            "|---|---:|---:|---:|---:|---:|---|---|---|"]
     for case, v in report["cases"].items():
         flag = ">3 %" if max(v["ratio"], v["paired"]) > LIMIT else ""
-        out.append(f"| {case} | {v['this']:.4f} | {v['base']:.4f} | {v['ratio']:.3f} | "
-                   f"{v['paired']:.3f} | {v['paired_iqr'][0]:.3f}–{v['paired_iqr'][1]:.3f} | "
+        out.append(f"| {case} | {v['rounds']} | {v['this']:.4f} | {v['base']:.4f} | "
+                   f"{v['ratio']:.3f} | {v['paired']:.3f} | "
+                   f"{v['paired_iqr'][0]:.3f}–{v['paired_iqr'][1]:.3f} | "
                    f"{v['paired_range'][0]:.3f}–{v['paired_range'][1]:.3f} | {flag} |")
     return "\n".join(out) + "\n"
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--base", required=True, help="the other tree (with its own .venv)")
+    p.add_argument("--base", help="the other tree (with its own .venv)")
+    p.add_argument("--merge", help="no timing: pool these comma-separated --json files of "
+                                   "earlier runs into one table (--json, --md)")
     p.add_argument("--rounds", type=int, default=8, help="timed calls per tree and case")
     p.add_argument("--cases", default=",".join(CASES))
     p.add_argument("--json", help="write the minima and ratios here")
     p.add_argument("--md", help="write them as a Markdown table here (with the command)")
     a = p.parse_args(argv)
+    command = " ".join([".venv/bin/python benchmarks/engine_ratio.py", *(
+        argv if argv is not None else sys.argv[1:])])
+    if a.merge:
+        write(merge([x for x in a.merge.split(",") if x]), a, command)
+        return
+    if not a.base:
+        sys.exit("--base: required (a worktree with its own .venv), unless --merge")
     cases = [c.strip() for c in a.cases.split(",") if c.strip()]
     unknown = sorted(set(cases) - set(CASES))
     if unknown:
@@ -221,34 +260,30 @@ def main(argv=None):
             for r in range(a.rounds):  # alternate, and alternate who goes first
                 for t in (("this", "base") if r % 2 == 0 else ("base", "this")):
                     got[t].append(workers[t].time(case))
-            pairs = sorted(x / y for x, y in zip(got["this"], got["base"]))
-            rows[case] = v = dict(this=min(got["this"]), base=min(got["base"]),
-                                  ratio=min(got["this"]) / min(got["base"]),
-                                  paired=statistics.median(pairs),
-                                  paired_iqr=[pairs[len(pairs) // 4], pairs[3 * len(pairs) // 4]],
-                                  paired_range=[pairs[0], pairs[-1]],
-                                  calls=got)
+            rows[case] = v = summarise(got)
             print(f"{case:20s} {v['this']:9.4f} {v['base']:9.4f} {v['ratio']:7.3f} "
-                  f"{v['paired']:7.3f}  [{pairs[len(pairs) // 4]:.3f}, "
-                  f"{pairs[3 * len(pairs) // 4]:.3f}]", flush=True)
+                  f"{v['paired']:7.3f}  [{v['paired_iqr'][0]:.3f}, {v['paired_iqr'][1]:.3f}]",
+                  flush=True)
     finally:
         for w in workers.values():
             w.close()
-    report = dict(base=trees["base"], rounds=a.rounds, this_commit=_git(str(ROOT), "describe",
-                                                                       "--always", "--dirty"),
-                  base_commit=_git(trees["base"], "describe", "--always", "--dirty"),
-                  date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                  load=[round(load0, 2), round(os.getloadavg()[0], 2)], cases=rows)
+    run = dict(command=command, rounds=a.rounds,
+               this_commit=_git(str(ROOT), "describe", "--always", "--dirty"),
+               base_commit=_git(trees["base"], "describe", "--always", "--dirty"),
+               date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+               load=[round(load0, 2), round(os.getloadavg()[0], 2)])
+    write(dict(base=trees["base"], runs=[run], cases=rows), a, command)
+
+
+def write(report, a, command):
+    """Write ``report`` to ``--json`` and, as Markdown, to ``--md`` (either may be unset)."""
     for out in (a.json, a.md):
         if out:
             Path(out).parent.mkdir(parents=True, exist_ok=True)
     if a.json:
         Path(a.json).write_text(json.dumps(report, indent=1) + "\n")
     if a.md:
-        command = " ".join([".venv/bin/python benchmarks/engine_ratio.py", *(
-            argv if argv is not None else sys.argv[1:])])
         Path(a.md).write_text(markdown(report, command))
-
 
 if __name__ == "__main__":
     main()

@@ -24,9 +24,16 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m fast
 
+# BANDSIM_BENCH_BASE=../base (another worktree with its own .venv, e.g. at d95bb9e) adds
+# every built-in engine's speed against it, same run, interleaved (benchmarks/engine_ratio.py;
+# BANDSIM_BENCH_ROUNDS rounds, default 7): .benchmarks/engine-ratio.{json,md}
+BANDSIM_BENCH_ROUNDS ?= 7
 bench: $(STAMP)
 	$(BIN)/python -m pytest benchmarks -q -s --benchmark-only --benchmark-columns=min,median,max,rounds \
 		--benchmark-json=.benchmarks/latest.json
+	$(if $(BANDSIM_BENCH_BASE),$(BIN)/python benchmarks/engine_ratio.py --base "$(BANDSIM_BENCH_BASE)" \
+		--rounds $(BANDSIM_BENCH_ROUNDS) --json .benchmarks/engine-ratio.json \
+		--md .benchmarks/engine-ratio.md,@echo "engine speed against a base tree: set BANDSIM_BENCH_BASE (benchmarks/engine_ratio.py)")
 
 # the API reference (Sphinx + numpydoc, from the docstrings), warnings are errors
 docs: $(STAMP)

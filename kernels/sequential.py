@@ -50,7 +50,7 @@ import numpy as np
 from ._jit import jit, jit_inline
 from .elimination import eliminate
 from .codes import BERNOULLI, LAW_LAPLACE
-from .record import rbernoulli, rdraw, release, reveal
+from .record import rbernoulli, rbernoulli_add, rdraw, release, reveal
 from .regret import ROUND_ROBIN, advance, commit, start_run
 
 #: Relative margin by which a shortcut decision must win (see module docstring).
@@ -344,10 +344,9 @@ def run_ucb_shard(rng, shard, gamma, scale, rec):
                 if rcode == BERNOULLI and not private:
                     mu = p[0]
                     while t < t_end and Oa + gamma > nf * V:
-                        x = rbernoulli(rng, rec, run, t, a, mu)
+                        Oa = rbernoulli_add(rng, rec, run, t, a, mu, Oa)
                         nf += 1.0
                         t += 1
-                        Oa += reveal(rec, run, t, a, x)
                 elif rcode == BERNOULLI:
                     mu = p[0]
                     al = alpha[a]

@@ -10,14 +10,12 @@ rules below), as ``verdict`` and ``reason``:
     several seeds and instances (the note says which were compared): listed
     apart, not scored.
 ``expected``
-    a survivor that a check of another branch catches, not yet merged here:
-    every ``count-1`` mutant (the returning-user accountant checked against an
-    independent dp-accounting composition by ``bandsim audit ALGO --returning``,
-    which the table already runs as its ``accountant`` check) and a recorded
-    scale ≠ drawn scale in ``kernels/thompson.py`` (the whole-run check (c)
-    comparing each recorded scale with the scale declared for the release's
-    own position). Scored as survivors today, and as caught in the "after the
-    merges" column.
+    a survivor that a check of another branch catches, not yet merged here (a
+    note says which and how it was verified). Scored as a survivor in the
+    "score now" column and as caught in the "after the merges" column. (The
+    accountant check against dp-accounting and check (c) per position, the
+    earlier rules of this kind, are merged: a ``count-1`` or recorded-scale
+    survivor is now a gap unless a note says otherwise.)
 ``gap``
     a real survivor: no audit catches it (the note says why).
 """
@@ -26,12 +24,6 @@ from collections import defaultdict
 from pathlib import Path
 
 NOTES = Path(__file__).resolve().parent / "mutants-notes.json"
-ACCOUNTANT = ("the returning-user accountant checked against an independent dp-accounting "
-              "composition (`bandsim audit ALGO --returning`, the table's accountant check; "
-              "branch acct27)")
-SCALE_C = ("the whole-run check (c) comparing each recorded Laplace scale with the scale "
-           "declared for the release's own position (epoch, tag), not any declared scale "
-           "(branch power27)")
 
 
 def notes(path=NOTES):
@@ -51,10 +43,6 @@ def annotate(rows, extra=None):
             note = extra.get(r["id"])
             if note:
                 v, r["reason"] = note["verdict"], note["reason"]
-            elif r["cls"] == "count-1":
-                v, r["reason"] = "expected", f"caught by {ACCOUNTANT}"
-            elif r["cls"] == "recscale" and r["file"] == "kernels/thompson.py":
-                v, r["reason"] = "expected", f"caught by {SCALE_C}"
             else:
                 v = "gap"
         if v == "equivalent" and not r.get("reason"):

@@ -41,8 +41,10 @@ PROBE_EPSILON = float(os.environ.get("BANDSIM_MUTANTS_EPSILON") or EPSILON)
 SIG_T = int(os.environ.get("BANDSIM_MUTANTS_HORIZON") or SIG_T)
 #: The second ε of the whole-run audit (check ``whole-run-eps8``).
 WIDE_EPSILON = 8.0
-#: Per-batch δ for mechanisms that need one.
+#: Per-batch δ for mechanisms that need one (and the accountant check's target δ).
 DELTA = 1e-6
+#: Batches of the returning user of the accountant check.
+RETURNING = 3
 #: The fixed place of the mutant tree and of the baseline Numba cache (one table at a time).
 #: ``BANDSIM_MUTANTS_WORK`` overrides it (two tables at once need two places).
 WORK = Path(os.environ.get("BANDSIM_MUTANTS_WORK") or Path(tempfile.gettempdir()) / (
@@ -131,9 +133,11 @@ def audit_cmds(algo, reg):
     from bandsim.privacy.accountant import accountable
 
     if algo in accountable():  # the returning-user accountant (B = 3)
-        cmds["accountant"] = base + ["--epsilon", str(EPSILON), "--returning", "3",
+        # a per-batch δ below the target's share (B δ < target δ): a composition that
+        # can meet the target, so that one batch fewer or more moves a total it reports
+        cmds["accountant"] = base + ["--epsilon", str(EPSILON), "--returning", str(RETURNING),
                                      "--target-delta", str(DELTA)] + (
-            ["--delta", str(DELTA)] if extra else [])
+            ["--delta", str(DELTA / (10 * RETURNING))] if extra else [])
     return cmds
 
 

@@ -88,7 +88,8 @@ def main(argv=None):
     ap.add_argument("--limit", type=int, default=0, help="at most N mutants (0: all)")
     ap.add_argument("--max-algos", type=int, default=2, help="algorithms audited per mutant")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per command")
-    ap.add_argument("--checks", default="whole-run,sampled,exact,accountant,whole-run-eps8",
+    ap.add_argument("--checks",
+                    default="whole-run,sampled,exact,accountant,accountant-cal,whole-run-eps8",
                     help="audits, in the order they are tried")
     ap.add_argument("--all-checks", action="store_true",
                     help="run every check (default: stop at the first FAIL)")

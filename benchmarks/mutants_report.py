@@ -105,7 +105,7 @@ def report(rows, engines, meta):
              f"median {med:.0f} s, mean {mean:.0f} s, max {mx:.0f} s on a shared 2-vCPU "
              "machine).", "",
              "Statuses: **caught** (an audit FAILs: whole-run, sampled, exact or the "
-             "accountant check `--returning`; the golden hashes do not count), **gap** (every "
+             "accountant checks `--returning`; the golden hashes do not count), **gap** (every "
              "audit passes: a real survivor), **expected** (a survivor that a check of a "
              "branch not merged here catches: named below), **equivalent** (the fixed-seed "
              "outputs of every private built-in are unchanged: production runs, a recorded "
@@ -117,7 +117,8 @@ def report(rows, engines, meta):
              "= caught / (caught + gap + expected); after the merges = (caught + expected) / "
              "the same. A mutant is audited on at most two of the algorithms it affects (one "
              "per engine first), checks in the order whole-run, sampled, exact, accountant, "
-             "stopping at the first FAIL.", ""]
+             "accountant-cal (the accountant's calibration of a per-batch ε for a total, "
+             "against dp-accounting), whole-run at ε = 8, stopping at the first FAIL.", ""]
     if meta.get("note"):
         lines += [meta["note"], ""]
     car = [r for r in rows if r.get("carried")]
@@ -125,7 +126,8 @@ def report(rows, engines, meta):
         lines += [f"{len(rows) - len(car)} mutants were run at this commit; {len(car)} rows "
                   f"(marked *carried*) are those of the table at commit "
                   f"{', '.join(sorted({r['carried'] for r in car}))} for mutants of files "
-                  "unchanged since (same id: same site, same code): caught there (the audits "
+                  "unchanged since (same id: same site, same code; an exception, if any, is "
+                  "named in the note above): caught there (the audits "
                   "have since only gained checks), equivalent or not run in a function no "
                   "built-in calls (the reason is listed), or count mutants that survived there. "
                   "Their seconds are those of that run.", ""]

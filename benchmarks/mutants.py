@@ -84,10 +84,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--class", dest="classes", default="", help=f"comma list of {CLASSES}")
     ap.add_argument("--file", default="", help="comma list of file suffixes (e.g. svt.py)")
+    ap.add_argument("--ids", default="", help="comma list of mutant ids (default: all)")
     ap.add_argument("--limit", type=int, default=0, help="at most N mutants (0: all)")
     ap.add_argument("--max-algos", type=int, default=2, help="algorithms audited per mutant")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per command")
-    ap.add_argument("--checks", default="whole-run,sampled,exact,accountant,whole-run-eps8",
+    ap.add_argument("--checks",
+                    default="whole-run,sampled,exact,accountant,accountant-cal,whole-run-eps8",
                     help="audits, in the order they are tried")
     ap.add_argument("--all-checks", action="store_true",
                     help="run every check (default: stop at the first FAIL)")
@@ -116,7 +118,7 @@ def main(argv=None):
         runs = [json.loads(Path(f).read_text()) for f in a.merge.split(",") if f]
         meta = dict(runs[0]["meta"], argv=" | ".join(r["meta"]["argv"] for r in runs),
                     seconds=sum(r["meta"]["seconds"] for r in runs),
-                    generated=sum(r["meta"]["generated"] for r in runs), note=a.note or " ".join(
+                    generated=len(generate()), note=a.note or " ".join(
                         r["meta"].get("note", "") for r in runs))
         rows = list({row["id"]: row for r in runs for row in r["rows"]}.values())  # last wins
         if a.carry:
@@ -126,6 +128,13 @@ def main(argv=None):
     mutants = generate(classes=[c for c in a.classes.split(",") if c] or None,
                        files=[f for f in a.file.split(",") if f] or None)
     generated = len(mutants)
+    if a.ids:
+        want = {i for i in a.ids.split(",") if i}
+        missing = want - {m.id for m in mutants}
+        if missing:
+            ap.error(f"--ids: no such mutant {sorted(missing)} (the site or code moved: "
+                     "--list shows the ids)")
+        mutants = [m for m in mutants if m.id in want]
     if a.limit:
         mutants = mutants[:a.limit]
     if a.list:

@@ -28,7 +28,8 @@ def main(argv=None):
     ap.add_argument("ids")
     ap.add_argument("--algos", required=True)
     ap.add_argument("--timeout", type=float, default=600)
-    ap.add_argument("--checks", default="whole-run,sampled,exact,accountant,whole-run-eps8",
+    ap.add_argument("--checks", default="whole-run,sampled,exact,accountant,accountant-cal,"
+                    "whole-run-eps8",
                     help="checks run; a mutant already in F keeps its other checks' outcomes")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "mutants-recheck"))
     a = ap.parse_args(argv)

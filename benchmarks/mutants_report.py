@@ -10,14 +10,12 @@ rules below), as ``verdict`` and ``reason``:
     several seeds and instances (the note says which were compared): listed
     apart, not scored.
 ``expected``
-    a survivor that a check of another branch catches, not yet merged here:
-    every ``count-1`` mutant (the returning-user accountant checked against an
-    independent dp-accounting composition by ``bandsim audit ALGO --returning``,
-    which the table already runs as its ``accountant`` check) and a recorded
-    scale ≠ drawn scale in ``kernels/thompson.py`` (the whole-run check (c)
-    comparing each recorded scale with the scale declared for the release's
-    own position). Scored as survivors today, and as caught in the "after the
-    merges" column.
+    a survivor that a check of another branch catches, not yet merged here (a
+    note says which and how it was verified). Scored as a survivor in the
+    "score now" column and as caught in the "after the merges" column. (The
+    accountant check against dp-accounting and check (c) per position, the
+    earlier rules of this kind, are merged: a ``count-1`` or recorded-scale
+    survivor is now a gap unless a note says otherwise.)
 ``gap``
     a real survivor: no audit catches it (the note says why).
 """
@@ -26,12 +24,6 @@ from collections import defaultdict
 from pathlib import Path
 
 NOTES = Path(__file__).resolve().parent / "mutants-notes.json"
-ACCOUNTANT = ("the returning-user accountant checked against an independent dp-accounting "
-              "composition (`bandsim audit ALGO --returning`, the table's accountant check; "
-              "branch acct27)")
-SCALE_C = ("the whole-run check (c) comparing each recorded Laplace scale with the scale "
-           "declared for the release's own position (epoch, tag), not any declared scale "
-           "(branch power27)")
 
 
 def notes(path=NOTES):
@@ -51,10 +43,6 @@ def annotate(rows, extra=None):
             note = extra.get(r["id"])
             if note:
                 v, r["reason"] = note["verdict"], note["reason"]
-            elif r["cls"] == "count-1":
-                v, r["reason"] = "expected", f"caught by {ACCOUNTANT}"
-            elif r["cls"] == "recscale" and r["file"] == "kernels/thompson.py":
-                v, r["reason"] = "expected", f"caught by {SCALE_C}"
             else:
                 v = "gap"
         if v == "equivalent" and not r.get("reason"):
@@ -117,7 +105,7 @@ def report(rows, engines, meta):
              f"median {med:.0f} s, mean {mean:.0f} s, max {mx:.0f} s on a shared 2-vCPU "
              "machine).", "",
              "Statuses: **caught** (an audit FAILs: whole-run, sampled, exact or the "
-             "accountant check `--returning`; the golden hashes do not count), **gap** (every "
+             "accountant checks `--returning`; the golden hashes do not count), **gap** (every "
              "audit passes: a real survivor), **expected** (a survivor that a check of a "
              "branch not merged here catches: named below), **equivalent** (the fixed-seed "
              "outputs of every private built-in are unchanged: production runs, a recorded "
@@ -129,7 +117,8 @@ def report(rows, engines, meta):
              "= caught / (caught + gap + expected); after the merges = (caught + expected) / "
              "the same. A mutant is audited on at most two of the algorithms it affects (one "
              "per engine first), checks in the order whole-run, sampled, exact, accountant, "
-             "stopping at the first FAIL.", ""]
+             "accountant-cal (the accountant's calibration of a per-batch ε for a total, "
+             "against dp-accounting), whole-run at ε = 8, stopping at the first FAIL.", ""]
     if meta.get("note"):
         lines += [meta["note"], ""]
     car = [r for r in rows if r.get("carried")]
@@ -137,7 +126,8 @@ def report(rows, engines, meta):
         lines += [f"{len(rows) - len(car)} mutants were run at this commit; {len(car)} rows "
                   f"(marked *carried*) are those of the table at commit "
                   f"{', '.join(sorted({r['carried'] for r in car}))} for mutants of files "
-                  "unchanged since (same id: same site, same code): caught there (the audits "
+                  "unchanged since (same id: same site, same code; an exception, if any, is "
+                  "named in the note above): caught there (the audits "
                   "have since only gained checks), equivalent or not run in a function no "
                   "built-in calls (the reason is listed), or count mutants that survived there. "
                   "Their seconds are those of that run.", ""]

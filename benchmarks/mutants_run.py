@@ -41,8 +41,10 @@ PROBE_EPSILON = float(os.environ.get("BANDSIM_MUTANTS_EPSILON") or EPSILON)
 SIG_T = int(os.environ.get("BANDSIM_MUTANTS_HORIZON") or SIG_T)
 #: The second ε of the whole-run audit (check ``whole-run-eps8``).
 WIDE_EPSILON = 8.0
-#: Per-batch δ for mechanisms that need one.
+#: Per-batch δ for mechanisms that need one (and the accountant check's target δ).
 DELTA = 1e-6
+#: Batches of the returning user of the accountant check.
+RETURNING = 3
 #: The fixed place of the mutant tree and of the baseline Numba cache (one table at a time).
 #: ``BANDSIM_MUTANTS_WORK`` overrides it (two tables at once need two places).
 WORK = Path(os.environ.get("BANDSIM_MUTANTS_WORK") or Path(tempfile.gettempdir()) / (
@@ -110,7 +112,9 @@ def signature(tree, env, algos, timeout, accountant=False):
 
 def audit_cmds(algo, reg):
     """{check: argv} of the audits of ``algo``: whole-run, sampled, exact (where auditable),
-    the accountant (where accountable) and the whole-run audit at ε = :data:`WIDE_EPSILON`."""
+    the accountant's two checks against dp-accounting (where accountable: a per-batch ε
+    composed over B = :data:`RETURNING` batches, ``accountant``; the per-batch ε that meets
+    a total, ``accountant-cal``) and the whole-run audit at ε = :data:`WIDE_EPSILON`."""
     from bandsim.privacy.audit import auditable
     from bandsim.registry import get_algorithm, get_mechanism
 
@@ -131,9 +135,15 @@ def audit_cmds(algo, reg):
     from bandsim.privacy.accountant import accountable
 
     if algo in accountable():  # the returning-user accountant (B = 3)
-        cmds["accountant"] = base + ["--epsilon", str(EPSILON), "--returning", "3",
+        # a per-batch δ below the target's share (B δ < target δ): a composition that
+        # can meet the target, so that one batch fewer or more moves a total it reports
+        cmds["accountant"] = base + ["--epsilon", str(EPSILON), "--returning", str(RETURNING),
                                      "--target-delta", str(DELTA)] + (
-            ["--delta", str(DELTA)] if extra else [])
+            ["--delta", str(DELTA / (10 * RETURNING))] if extra else [])
+        # the calibration the other way: the per-batch ε meeting a total (ε, δ), checked
+        # against dp-accounting's composition of the calibrated batches
+        cmds["accountant-cal"] = base + ["--returning", str(RETURNING), "--target-epsilon",
+                                         str(RETURNING * EPSILON), "--target-delta", str(DELTA)]
     return cmds
 
 
@@ -158,7 +168,8 @@ def fail_line(text):
 
 
 def check(m, algos, baseline, timeout=300, checks=("whole-run", "sampled", "exact",
-                                                   "accountant", "whole-run-eps8"),
+                                                   "accountant", "accountant-cal",
+                                                   "whole-run-eps8"),
           max_algos=2, engines=None, all_checks=False, work=WORK):
     """Run one mutant: the per-algorithm output digests first (``baseline=None``: skip,
     audit every algorithm of ``algos``), then the audits of at most ``max_algos`` of the
@@ -206,8 +217,8 @@ def check(m, algos, baseline, timeout=300, checks=("whole-run", "sampled", "exac
         pick += [a for a in row["affected"] if a not in pick and a not in crashed
                  and a not in NOT_AUDITED]
         row["algorithms"] = pick[:max_algos]
-        if m.file.endswith("accountant.py"):  # only the accountant check reads it
-            checks = [c for c in checks if c == "accountant"]
+        if m.file.endswith("accountant.py"):  # only the accountant checks read it
+            checks = [c for c in checks if c.startswith("accountant")]
         for algo in row["algorithms"]:
             res = row["results"][algo] = {}
             cmds = audit_cmds(algo, None)

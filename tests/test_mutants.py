@@ -1,11 +1,12 @@
 """A few machine-made mutants of the kernels, each compiled in its own tree and audited.
 
 The full table is ``python -m benchmarks.mutants`` (docs/privacy.md, "Mutation
-testing of the audits"). Here: four mutants the whole-run audit catches must stay
-caught, with one FAIL line, three of them of shapes it was not first built
+testing of the audits"). Here: five mutants the whole-run audit catches must stay
+caught, with one FAIL line, four of them of shapes it was not first built
 against (noise 20 % low, one draw shared by a stage's arms, the SVT's query noise
-dropped). A mutant recompiles only the kernels that can reach the mutated
-module; the others come from the repository's own Numba cache
+dropped, the SVT's threshold noise logged but not compared with). A mutant
+recompiles only the kernels that can reach the mutated module; the others come
+from the repository's own Numba cache
 (:mod:`benchmarks.mutants_cache`).
 """
 import sys
@@ -45,6 +46,12 @@ CAUGHT = [
      "dp-se", "whole-run"),
     ("dp-se2 SVT query noise dropped",
      ("kernels/svt.py", ["run_shard"], "draw:laplace_draw", "drop", "A = "),
+     "dp-se2", "whole-run"),
+    # an engine that logs its drawn SVT threshold noise and compares with B = 0: every
+    # release has its law and the replays decide identically; check (x) shifts the
+    # threshold releases and sees no query margin move
+    ("dp-se2 SVT threshold noise dropped in control flow",
+     ("kernels/svt.py", ["run_shard"], "release:LAW_SVT_THRESHOLD", "ctrl-true"),
      "dp-se2", "whole-run"),
 ]
 def test_generator_finds_every_class_and_applies():

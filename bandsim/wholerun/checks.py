@@ -38,6 +38,10 @@ For one algorithm (its real engine, in the recording specialisation of
        releases, divided by its recorded scale, is Lap(0, 1)
        (:func:`bandsim.wholerun.noise.laplace_noise`, at 10⁻⁶; from 20
        releases on): an engine that draws another scale than it records;
+   (x) **reads** — the reference and wide runs replayed with one law's
+       releases shifted far (:mod:`bandsim.wholerun.reads`): some decision
+       or later release moves (the engine computes with what it releases),
+       and an SVT query's margin follows its instance's threshold release;
 
    and, for a plug-in mechanism (a sampler bandsim has not read),
 
@@ -80,6 +84,7 @@ from .coverage import aim, unentered
 from .laws import FLOOR, INCONCLUSIVE, WORK, power, power_text, sample_pulls
 from .many import many_run
 from .noise import laplace_noise
+from .reads import reads
 from .replay import _Audit, _label
 from .report import WholeRunReport
 from .samplers import audit_samplers, untrusted
@@ -269,6 +274,7 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0, work=W
         wide = a.play(means=WIDE_MEANS)
         a.scales(wide)
         report.neighbours += _neighbours(a, wide, WIDE_MEANS, " on the wide instance")
+    a.failures.extend(reads(a, [(ref, means), (wide, WIDE_MEANS)], _label))  # (x)
     for run, at, where in ((ref, means, ""), (wide, WIDE_MEANS, " on the wide instance"),
                            (None, DOMINANT_MEANS, " on the two-arm instance")):
         if a.unexercised():  # every doubling epoch (one change each) until all are entered

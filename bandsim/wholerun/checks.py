@@ -43,6 +43,13 @@ For one algorithm (its real engine, in the recording specialisation of
        or later release moves (the engine computes with what it releases),
        and an SVT query's margin follows its instance's threshold release;
 
+   (p) **production** — the engine's production specialisation (``rec``
+       None, what a simulation runs) gives the recording specialisation's
+       outputs bit for bit over 32 runs (4 for an O(T) engine) of the audit's seed on each of the
+       default, the wide and a close four-arm instance
+       (:mod:`bandsim.wholerun.production`):
+       the code audited is the code that runs;
+
    and, for a plug-in mechanism (a sampler bandsim has not read),
 
    (f) **sampler** — the statistical sampled audit of its sampler at the
@@ -84,6 +91,7 @@ from .coverage import aim, unentered
 from .laws import FLOOR, INCONCLUSIVE, WORK, power, power_text, sample_pulls
 from .many import many_run
 from .noise import laplace_noise
+from .production import production
 from .reads import reads
 from .replay import _Audit, _label
 from .report import WholeRunReport
@@ -103,6 +111,8 @@ GAUSSIAN_MEANS, GAUSSIAN_SIGMA = (1.0, 0.95, 0.9), 0.5
 #: Third instance of the many-run checks of an SVT algorithm: the first halt eliminates the
 #: worst arm only, so a second SVT instance opens.
 STAGGERED_MEANS = (0.9, 0.85, 0.2)
+#: Instance of check (p) where noise tips decisions: four arms 0.05 apart.
+CLOSE_MEANS = (0.6, 0.55, 0.5, 0.45)
 #: Last instance of the neighbours, for declared releases still unentered: one arm takes
 #: nearly every pull, so its count reaches the last doubling epochs within T.
 DOMINANT_MEANS = (0.99, 0.01)
@@ -260,6 +270,8 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0, work=W
                                      f"{len(ref.rel)} releases in a run of T = {horizon}: no "
                                      "batch completes before T, or the engine does not route "
                                      "its draws through the recorder")
+    for at in (means, CLOSE_MEANS):  # (p): the code that runs is the code recorded
+        a.failures.extend(production(a, at))
     a.scales(ref)
     a.ranges(ref)
     a.failures.extend(laplace_noise(ref))
@@ -272,6 +284,7 @@ def audit(algorithm, params=None, *, horizon=100_000, means=None, seed=0, work=W
     wide = None
     if tuple(means) != WIDE_MEANS:
         wide = a.play(means=WIDE_MEANS)
+        a.failures.extend(production(a, WIDE_MEANS))  # (p) where arms are eliminated
         a.scales(wide)
         report.neighbours += _neighbours(a, wide, WIDE_MEANS, " on the wide instance")
     a.failures.extend(reads(a, [(ref, means), (wide, WIDE_MEANS)], _label))  # (x)

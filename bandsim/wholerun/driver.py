@@ -56,6 +56,39 @@ class Run:
         return self.val[:, R.VAL_VALUE]
 
 
+def _setup(algo, params, means, horizon, rewards, sigma, runs, plan, checkpoints):
+    """Instance arrays, resolved plan and checkpoints shared by :func:`play` and
+    :func:`outputs`."""
+    inst = make_instance(means=list(means), rewards=rewards, sigma=sigma)
+    if plan is None:
+        plan = make_plan(algo, algo.resolve(dict(params), horizon), inst.arms, horizon)
+    _, gaps, rcode, rpar = inst.per_run(runs)
+    cps = np.unique(np.linspace(1, horizon, checkpoints).astype(np.int64))
+    return inst.arms, plan, gaps, rcode, rpar, cps
+
+
+def outputs(algorithm, params, means, horizon, *, seed=0, runs=1, rec=None,
+            rewards="bernoulli", sigma=0.3, checkpoints=64, plan=None):
+    """``runs`` runs of ``algorithm``'s engine in one shard, set up exactly as :func:`play`
+    sets up a recorded run (same instance, seed, T and checkpoints), with ``rec`` None
+    (the production specialisation: what a simulation runs) or a recorder.
+
+    Returns
+    -------
+    pulls, elim : int64 (runs, K)
+    regret : float64 (runs, C)
+    """
+    algo = registry.get_algorithm(algorithm) if isinstance(algorithm, str) else algorithm
+    arms, plan, gaps, rcode, rpar, cps = _setup(algo, params, means, horizon, rewards, sigma,
+                                                runs, plan, checkpoints)
+    regret = np.zeros((runs, cps.size))
+    pulls = np.zeros((runs, arms), np.int64)
+    elim = np.zeros((runs, arms), np.int64)
+    plan.run_shard(np.random.default_rng(seed),
+                   make_shard(gaps, rcode, rpar, horizon, cps, regret, pulls, elim), rec)
+    return pulls, elim, regret
+
+
 def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, seed=0,
          mode=codes.RECORD, block=-1, y=0.0, frozen=None, mirror=False, checkpoints=64,
          rng=None, plan=None, capacity=None, runs=1, shift=None, gain=None):
@@ -114,20 +147,16 @@ def play(algorithm, params, means, horizon, *, rewards="bernoulli", sigma=0.3, s
         If the algorithm's engine has no recording mode (a plug-in's own engine).
     """
     algo = registry.get_algorithm(algorithm) if isinstance(algorithm, str) else algorithm
-    inst = make_instance(means=list(means), rewards=rewards, sigma=sigma)
-    resolved = algo.resolve(dict(params), horizon)
-    if plan is None:
-        plan = make_plan(algo, resolved, inst.arms, horizon)
-    _, gaps, rcode, rpar = inst.per_run(runs)
-    cps = np.unique(np.linspace(1, horizon, checkpoints).astype(np.int64))
+    arms, plan, gaps, rcode, rpar, cps = _setup(algo, params, means, horizon, rewards, sigma,
+                                                runs, plan, checkpoints)
     capacity = CAPACITY if capacity is None else int(capacity)
     gen = np.random.default_rng(seed) if rng is None else rng
     state = gen.bit_generator.state
     while True:
         gen.bit_generator.state = state
         regret = np.zeros((runs, cps.size))
-        pulls = np.zeros((runs, inst.arms), np.int64)
-        elim = np.zeros((runs, inst.arms), np.int64)
+        pulls = np.zeros((runs, arms), np.int64)
+        elim = np.zeros((runs, arms), np.int64)
         rec = R.recorder(mode, capacity, block=block, y=y, seed=seed, frozen=frozen,
                          mirror=mirror, shift=shift, gain=gain)
         plan.run_shard(gen, make_shard(gaps, rcode, rpar, horizon, cps, regret, pulls, elim),

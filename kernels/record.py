@@ -6,8 +6,9 @@ which Numba resolves while compiling (a ``None`` argument has its own type),
 so the production specialisation is the plain draw — the same machine code
 and the same random stream as without this module. The primitives are
 inlined (``inline="always"``) into the engines, so for ``None`` nothing is
-left of them but the draw or the value; :func:`rsum`, :func:`rencoded` and
-:func:`rbits`, whose draw is a call that takes the generator, are resolved
+left of them but the draw or the value; :func:`rsum`, :func:`rencoded`,
+:func:`rbits` (whose draw is a call that takes the generator) and
+:func:`rbernoulli_window` (a loop kept out of line) are resolved
 by the type of ``rec`` while typing (:func:`_by_rec`) to that bare call. These are the only branches on
 ``rec``: the engines call the primitives unconditionally, so production
 and recording run one code path (``tests/test_one_code_path.py``). The

@@ -50,7 +50,7 @@ import numpy as np
 from ._jit import jit, jit_inline
 from .elimination import eliminate
 from .codes import BERNOULLI, LAW_LAPLACE
-from .record import rbernoulli, rbernoulli_add, rdraw, release, reveal
+from .record import rbernoulli, rbernoulli_window, rdraw, release, reveal
 from .regret import ROUND_ROBIN, advance, commit, start_run
 
 #: Relative margin by which a shortcut decision must win (see module docstring).
@@ -342,11 +342,7 @@ def run_ucb_shard(rng, shard, gamma, scale, rec):
                 # draws block t0 = t and releases at t + 1); Bernoulli without the
                 # per-pull dispatch on the reward code
                 if rcode == BERNOULLI and not private:
-                    mu = p[0]
-                    while t < t_end and Oa + gamma > nf * V:
-                        Oa = rbernoulli_add(rng, rec, run, t, a, mu, Oa)
-                        nf += 1.0
-                        t += 1
+                    t, Oa = rbernoulli_window(rng, rec, run, t, t_end, a, p[0], Oa, nf, gamma, V)
                 elif rcode == BERNOULLI:
                     mu = p[0]
                     al = alpha[a]

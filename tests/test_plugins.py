@@ -253,8 +253,8 @@ def test_the_new_examples_appear_in_list_run_and_both_audits(examples, capsys):
                                       "tree-ucb", "gauss-dp-ts"))
     for name, horizon, extra in (("dp-moss", 100_000, []),
                                  ("private-etc", 100_000, ["--explore", "2000"]),
-                                 ("rr-se", 100_000, []), ("tree-ucb", 5000, []),
-                                 ("gauss-dp-ts", 5000, [])):  # O(T) engines: a short T
+                                 ("rr-se", 100_000, []), ("tree-ucb", 20_000, []),
+                                 ("gauss-dp-ts", 20_000, [])):  # O(T) engines: the sweep's short T
         argv = ["run", name, "--means", "0.9,0.5", "--epsilon", "1", "--horizon", str(horizon),
                 "--runs", "20", "--seed", "1", "--json", *extra]
         assert main(argv) == 0, name
@@ -265,7 +265,7 @@ def test_the_new_examples_appear_in_list_run_and_both_audits(examples, capsys):
         assert main(base) == exact, name
         assert main(base + ["--sampled"]) == sampled, name
     for name in ("tree-ucb", "gauss-dp-ts"):  # the whole-run verdict each run computed
-        res = bandsim.simulate(name, means=[0.9, 0.5], epsilon=1.0, horizon=5000, runs=20,
+        res = bandsim.simulate(name, means=[0.9, 0.5], epsilon=1.0, horizon=20_000, runs=20,
                                seed=1)
         assert res.config["privacy"]["whole_run"]["verdict"] == "PASS", name
     capsys.readouterr()

@@ -18,7 +18,7 @@ from bandsim.studies import suite
 
 PLUGIN = "suite-test-cdp-se"
 TINY = suite.Tier(
-    "quick", (suite.SuiteInstance("C2-K3", "C2", 3), suite.OBD), (1.0, 4.0), (5_000,),
+    "quick", (suite.SuiteInstance("C2-K3", "C2", 3), suite.OBD), (1.0, 2.0), (5_000,),
     runs=20, step_runs=4, budget=1.0,
     algorithms=("batch-se", "dp-se", "cdp-se", "dist-dp-se", "ldp-se", "adap-ucb", "dp-ucb",
                 "lazy-dp-ts", PLUGIN))
